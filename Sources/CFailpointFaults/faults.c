@@ -1,0 +1,35 @@
+#include "CFailpointFaults.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+// Volatile operands keep the compiler from proving the fault away or turning it
+// into a trap instruction of its own choosing (clang emits ud2 for a visible null store).
+static volatile int *volatile null_target = 0;
+static volatile int zero_divisor = 0;
+
+__attribute__((noinline)) void cf_fault_null_write(void) {
+  *null_target = 42;
+}
+
+__attribute__((noinline)) void cf_fault_bus(void) {
+  FILE *file = tmpfile();
+  if (!file) abort();
+  long page = sysconf(_SC_PAGESIZE);
+  // A zero-length file mapped for one page: the first access is past EOF.
+  volatile char *mapping = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE, MAP_SHARED, fileno(file), 0);
+  if (mapping == MAP_FAILED) abort();
+  mapping[0] = 1;
+}
+
+__attribute__((noinline)) void cf_fault_integer_divide(void) {
+  volatile int numerator = 1;
+  volatile int result = numerator / zero_divisor;
+  (void)result;
+}
+
+__attribute__((noinline)) void cf_fault_breakpoint(void) {
+  __builtin_debugtrap();
+}

@@ -1,0 +1,17 @@
+#ifndef C_FAILPOINT_FAULTS_H
+#define C_FAILPOINT_FAULTS_H
+
+/// Real faults that Swift cannot express without the optimiser or the
+/// language getting in the way. Each produces its signal through the genuine
+/// hardware or kernel mechanism, never through raise().
+
+/// Writes through a null pointer: SIGSEGV (SEGV_MAPERR).
+void cf_fault_null_write(void);
+/// Touches a page of a file mapping that lies past the end of the file: SIGBUS (BUS_ADRERR).
+void cf_fault_bus(void);
+/// Divides an integer by zero: SIGFPE (FPE_INTDIV). Swift's own `/` traps with SIGILL instead.
+void cf_fault_integer_divide(void);
+/// Executes a breakpoint instruction (int3): SIGTRAP.
+void cf_fault_breakpoint(void);
+
+#endif

@@ -1,0 +1,34 @@
+import Foundation
+import Synchronization
+
+/// Sees `exit(status)` through glibc's `on_exit`, which (unlike `atexit`) is told the status:
+/// `exit(0)` during launch is a clean exit and must not count; a non-zero status is left
+/// to count as a launch crash.
+final class ExitTracker: Sendable {
+  static let shared = ExitTracker()
+
+  private struct Weak: @unchecked Sendable {
+    weak var organizer: LaunchOrganizer?
+  }
+
+  private let organizers = Mutex<[ObjectIdentifier: Weak]>([:])
+  private let registered = Mutex(false)
+
+  func track(_ organizer: LaunchOrganizer) {
+    registered.withLock { done in
+      guard !done else { return }
+      done = true
+      on_exit({ status, _ in ExitTracker.shared.processExiting(status: status) }, nil)
+    }
+    organizers.withLock { $0[ObjectIdentifier(organizer)] = Weak(organizer: organizer) }
+  }
+
+  func untrack(_ organizer: LaunchOrganizer) {
+    organizers.withLock { $0[ObjectIdentifier(organizer)] = nil }
+  }
+
+  private func processExiting(status: Int32) {
+    let live = organizers.withLock { $0.values.compactMap(\.organizer) }
+    for organizer in live { organizer.processExiting(status: status) }
+  }
+}

@@ -1,0 +1,36 @@
+import Foundation
+
+/// An advisory `flock` on a separate lock file, so atomic renames of the state file never
+/// swap the locked inode out from under another process.
+struct FileLock {
+  private let fd: Int32
+
+  /// Takes the lock, polling so a stuck holder cannot block the launch past `timeout`.
+  static func acquire(path: String, timeout: Duration) -> Result<FileLock, StateProblem> {
+    let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+    guard fd >= 0 else {
+      return .failure(.lockUnavailable(path: path, detail: "open: \(ErrnoText.describe(errno))"))
+    }
+    let deadline = ContinuousClock.now + timeout
+    var pause: UInt32 = 50
+    while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+      let code = errno
+      guard code == EWOULDBLOCK || code == EINTR else {
+        close(fd)
+        return .failure(.lockUnavailable(path: path, detail: "flock: \(ErrnoText.describe(code))"))
+      }
+      if ContinuousClock.now >= deadline {
+        close(fd)
+        return .failure(.lockUnavailable(path: path, detail: "still held by another process after \(timeout)"))
+      }
+      usleep(pause)
+      pause = min(pause * 2, 5_000)
+    }
+    return .success(FileLock(fd: fd))
+  }
+
+  func release() {
+    flock(fd, LOCK_UN)
+    close(fd)
+  }
+}

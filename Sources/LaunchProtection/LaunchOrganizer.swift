@@ -1,0 +1,301 @@
+import CCrashCapture
+import Failpoints
+import Foundation
+import Synchronization
+
+/// What a repair is told when protect mode starts.
+public struct ProtectContext: Sendable {
+  /// Consecutive launch crashes, including the one that triggered this.
+  public var count: Int
+  /// The level being attempted (already persisted).
+  public var level: ProtectLevel
+}
+
+/// Launch-crash protection: counts consecutive launches that died before
+/// `launchingFinished()`, enters protect mode on the app's policy, and runs the held launch
+/// in-process once the repair calls `protectFinished()`.
+///
+/// A Swift version of the seed's `LaunchOrganizer`:
+/// `finishingLaunching:launchAction:protectAction:` → `finishLaunching(shouldProtect:launch:protect:)`,
+/// `addLifeActionWithKey:action:protectAction:` → `addLifeAction(key:action:protect:)`,
+/// `doActionWithKey:` → `performAction(key:)`, `launchingFinished`, `protectFinish` →
+/// `protectFinished()`, `handleException:` → `handleException(_:detail:)`.
+///
+/// Instance-based and thread-safe. Closures run on the calling thread, outside any lock.
+public final class LaunchOrganizer: Sendable {
+  /// How the organizer persists and filters.
+  public struct Configuration: Sendable {
+    /// Where the state lives; survives repairs (never wipe it from a repair).
+    public var stateDirectory: String
+    /// Don't count a launch that was unfinished when the machine rebooted (boot id changed).
+    public var ignoreReboots = true
+    /// Don't count a launch stopped by SIGTERM (a clean shutdown); installs a SIGTERM
+    /// handler during the launch that drops a marker file and then re-raises.
+    public var ignoreTermination = true
+    /// Reset the count when the executable changed (a new build fixes the crash loop).
+    public var resetOnNewBinary = true
+    /// How long to wait for another process's lock before going on without it.
+    public var lockTimeout: Duration = .seconds(2)
+    /// The registry whose `store.*` failpoints the store evaluates.
+    public var failpoints: FailpointRegistry = .shared
+    /// Process facts; `.system` outside tests.
+    public var environment: LaunchEnvironment = .system
+
+    /// Creates a configuration for a state directory.
+    public init(stateDirectory: String) { self.stateDirectory = stateDirectory }
+  }
+
+  private struct Inner {
+    var mode: LaunchMode = .idle
+    var record: LaunchRecord?
+    var decision: LaunchDecision?
+    var heldLaunch: (@Sendable () -> Void)?
+    var heldActions: [String: @Sendable () -> Void] = [:]
+    var observers: [@Sendable (LaunchProtectionEvent) -> Void] = []
+  }
+
+  /// The configuration in force.
+  public let configuration: Configuration
+  /// The state store (readable by tools and tests).
+  public let store: StateStore
+  private let launchID = UUID().uuidString
+  private let inner = Mutex(Inner())
+
+  /// Creates an organizer; nothing is read or written until `finishLaunching`.
+  public init(configuration: Configuration) {
+    self.configuration = configuration
+    self.store = StateStore(
+      directory: configuration.stateDirectory, lockTimeout: configuration.lockTimeout,
+      failpoints: configuration.failpoints)
+  }
+
+  /// Convenience for `init(configuration:)` with defaults.
+  public convenience init(stateDirectory: String) {
+    self.init(configuration: Configuration(stateDirectory: stateDirectory))
+  }
+
+  /// Adds an observer of every transition. Add observers before `finishLaunching`.
+  public func addObserver(_ observer: @escaping @Sendable (LaunchProtectionEvent) -> Void) {
+    inner.withLock { $0.observers.append(observer) }
+  }
+
+  /// The current mode.
+  public var mode: LaunchMode { inner.withLock { $0.mode } }
+
+  /// Why this launch's count is what it is; nil before `finishLaunching`.
+  public var decision: LaunchDecision? { inner.withLock { $0.decision } }
+
+  /// The seed's form: `shouldProtect(count)` decides; true runs `protect` and holds `launch`.
+  public func finishLaunching(
+    shouldProtect: @escaping @Sendable (Int) -> Bool,
+    launch: @escaping @Sendable () -> Void,
+    protect: @escaping @Sendable () -> Void
+  ) {
+    finishLaunching(policy: .custom(shouldProtect), launch: launch, protect: { _ in protect() })
+  }
+
+  /// Starts the launch: counts the launches that died unfinished, writes this launch's
+  /// sentinel durably, then runs `launch` (normal mode) or `protect` (protect mode, with the
+  /// level persisted first). Calling it a second time does nothing.
+  public func finishLaunching(
+    policy: ProtectionPolicy,
+    launch: @escaping @Sendable () -> Void,
+    protect: @escaping @Sendable (ProtectContext) -> Void
+  ) {
+    let alreadyStarted = inner.withLock { inner in
+      if case .idle = inner.mode {
+        inner.mode = .normal  // claimed; refined below
+        return false
+      }
+      return true
+    }
+    if alreadyStarted { return }
+
+    let identity = configuration.environment.current()
+    var record = LaunchRecord(
+      process: identity, launchID: launchID, phase: .launching, startedAt: Date().timeIntervalSince1970)
+    let (decision, problems) = store.update { state in
+      decide(state: &state, record: &record, policy: policy)
+    }
+    var finalDecision = decision
+    finalDecision.problems = problems
+    inner.withLock { inner in
+      inner.mode = decision.mode
+      inner.record = record
+      inner.decision = finalDecision
+      if case .protect = decision.mode { inner.heldLaunch = launch }
+    }
+    ExitTracker.shared.track(self)
+    if configuration.ignoreTermination {
+      lcc_term_marker_install(Self.terminationMarkerPath(directory: store.directory, identity))
+    }
+    for problem in problems { emit(.stateProblem(problem)) }
+    emit(.launch(finalDecision))
+    if case .protect(let level) = decision.mode {
+      emit(.protectEnter(count: decision.count, level: level))
+      protect(ProtectContext(count: decision.count, level: level))
+    } else {
+      launch()
+    }
+  }
+
+  /// The decision, made under the state lock. Only value work: no app code runs here
+  /// except a custom policy closure.
+  private func decide(state: inout LaunchState, record: inout LaunchRecord, policy: ProtectionPolicy) -> LaunchDecision {
+    let environment = configuration.environment
+    let previousCount = state.consecutiveCrashes
+    var counted: [LaunchRecord] = []
+    var ignored: [(record: LaunchRecord, reason: IgnoredReason)] = []
+    var kept: [LaunchRecord] = []
+    for old in state.launchesInProgress where old.launchID != record.launchID {
+      let marker = Self.terminationMarkerPath(directory: store.directory, old.process)
+      if old.process.bootID == record.process.bootID, environment.isAlive(old.process) {
+        ignored.append((old, .stillRunning))
+        kept.append(old)
+      } else if configuration.ignoreReboots, old.process.bootID != record.process.bootID {
+        ignored.append((old, .reboot))
+        state.lastUncountedExit = UncountedExit(reason: .reboot, pid: old.process.pid, decidedAt: Date().timeIntervalSince1970)
+      } else if configuration.ignoreTermination, access(marker, F_OK) == 0 {
+        ignored.append((old, .terminated))
+        state.lastUncountedExit = UncountedExit(reason: .terminated, pid: old.process.pid, decidedAt: Date().timeIntervalSince1970)
+        unlink(marker)
+      } else {
+        counted.append(old)
+      }
+    }
+    state.consecutiveCrashes += counted.count
+    let previousAttempt = counted.isEmpty ? nil : state.attemptedProtectLevel
+
+    var resetByNewBinary = false
+    let executable = environment.executableID()
+    if configuration.resetOnNewBinary, let executable, let known = state.executableID, known != executable {
+      resetByNewBinary = true
+      state.consecutiveCrashes = 0
+      state.attemptedProtectLevel = nil
+    }
+    if let executable { state.executableID = executable }
+
+    let count = state.consecutiveCrashes
+    let mode: LaunchMode
+    if let level = policy.level(count: count, previousAttempt: resetByNewBinary ? nil : previousAttempt) {
+      mode = .protect(level)
+      state.attemptedProtectLevel = level.number
+      record.phase = .protecting
+    } else {
+      mode = .normal
+    }
+    state.launchesInProgress = kept + [record]
+    return LaunchDecision(
+      count: count, previousCount: previousCount, countedCrashes: counted, ignored: ignored,
+      resetByNewBinary: resetByNewBinary, mode: mode, problems: [])
+  }
+
+  /// The launch succeeded: count back to 0, sentinel cleared, escalation forgotten.
+  /// A crash after this is never counted.
+  public func launchingFinished() {
+    let record: LaunchRecord? = inner.withLock { inner in
+      switch inner.mode {
+      case .normal, .relaunched, .protect:
+        inner.mode = .finished
+        return inner.record
+      case .idle, .finished:
+        return nil
+      }
+    }
+    guard let record else { return }
+    lcc_term_marker_uninstall()
+    ExitTracker.shared.untrack(self)
+    let (_, problems) = store.update { state in
+      state.consecutiveCrashes = 0
+      state.attemptedProtectLevel = nil
+      state.launchesInProgress.removeAll { $0.launchID == record.launchID }
+    }
+    for problem in problems { emit(.stateProblem(problem)) }
+    emit(.launchingFinished)
+  }
+
+  /// The repair is done: leave protect mode and run the held launch now, in this process.
+  /// The launch is still unfinished, so a crash in it counts again (and escalates).
+  /// Returns false when not in protect mode.
+  @discardableResult
+  public func protectFinished() -> Bool {
+    let taken: (ProtectLevel, @Sendable () -> Void)? = inner.withLock { inner in
+      guard case .protect(let level) = inner.mode, let launch = inner.heldLaunch else { return nil }
+      inner.mode = .relaunched(after: level)
+      inner.heldLaunch = nil
+      inner.record?.phase = .relaunching
+      return (level, launch)
+    }
+    guard let (level, launch) = taken else { return false }
+    emit(.protectFinish(level: level))
+    emit(.relaunch)
+    launch()
+    return true
+  }
+
+  /// Normal mode: runs `action` now. Protect mode: runs `protect` (if any) now and holds
+  /// `action` for `performAction(key:)`. Each action runs at most once.
+  public func addLifeAction(
+    key: String, action: @escaping @Sendable () -> Void, protect: (@Sendable () -> Void)? = nil
+  ) {
+    let protecting = inner.withLock { inner in
+      guard case .protect = inner.mode else { return false }
+      inner.heldActions[key] = action
+      return true
+    }
+    if !protecting {
+      emit(.lifeAction(key: key, outcome: .ran))
+      action()
+    } else if let protect {
+      emit(.lifeAction(key: key, outcome: .protected))
+      protect()
+    } else {
+      emit(.lifeAction(key: key, outcome: .held))
+    }
+  }
+
+  /// Runs and forgets the action held for `key`; false when none is held.
+  @discardableResult
+  public func performAction(key: String) -> Bool {
+    guard let action = inner.withLock({ $0.heldActions.removeValue(forKey: key) }) else { return false }
+    emit(.lifeAction(key: key, outcome: .performed))
+    action()
+    return true
+  }
+
+  /// Records a cause an external crash reporter saw (the seed's `handleException:`).
+  /// It does not change the count: the sentinel already decides that.
+  public func handleException(_ type: String, detail: String? = nil) {
+    let afterLaunch = mode == .finished
+    let cause = CrashCause(
+      type: type, detail: detail, pid: getpid(), afterLaunch: afterLaunch, recordedAt: Date().timeIntervalSince1970)
+    let (_, problems) = store.update { $0.lastCrashCause = cause }
+    for problem in problems { emit(.stateProblem(problem)) }
+    emit(.exceptionRecorded(cause))
+  }
+
+  /// Called by the exit tracker when the process calls `exit(status)`.
+  func processExiting(status: Int32) {
+    let record: LaunchRecord? = inner.withLock { inner in
+      switch inner.mode {
+      case .idle, .finished: return nil
+      default: return inner.record
+      }
+    }
+    guard status == 0, let record else { return }
+    _ = store.update { state in
+      state.launchesInProgress.removeAll { $0.launchID == record.launchID }
+      state.lastUncountedExit = UncountedExit(
+        reason: .cleanExit, pid: record.process.pid, decidedAt: Date().timeIntervalSince1970)
+    }
+    emit(.uncountedExit(.cleanExit))
+  }
+
+  private func emit(_ event: LaunchProtectionEvent) {
+    for observer in inner.withLock({ $0.observers }) { observer(event) }
+  }
+
+  static func terminationMarkerPath(directory: String, _ identity: ProcessIdentity) -> String {
+    "\(directory)/terminated-\(identity.pid)-\(identity.startTime)"
+  }
+}

@@ -1,0 +1,98 @@
+import Foundation
+
+/// The persisted protection state: one small versioned JSON file.
+public struct LaunchState: Codable, Sendable, Equatable {
+  /// The format version this library writes and reads.
+  public static let currentVersion = 1
+
+  /// Format version of the file.
+  public var version = LaunchState.currentVersion
+  /// Consecutive launches that died before `launchingFinished()`.
+  public var consecutiveCrashes = 0
+  /// The sentinels: launches that started and have not finished (several processes may share a directory).
+  public var launchesInProgress: [LaunchRecord] = []
+  /// The protect level whose repair was last attempted and not yet followed by a finished launch.
+  public var attemptedProtectLevel: Int?
+  /// Identifier of the executable that wrote the state last.
+  public var executableID: String?
+  /// The last crash cause recorded (by the crash handler hand-off or `handleException`).
+  public var lastCrashCause: CrashCause?
+  /// The last unfinished launch that was deliberately not counted, and why.
+  public var lastUncountedExit: UncountedExit?
+
+  /// An empty state: nothing counted.
+  public init() {}
+}
+
+/// A launch that has begun: the sentinel written before any launch code runs.
+public struct LaunchRecord: Codable, Sendable, Equatable {
+  /// Which process.
+  public var process: ProcessIdentity
+  /// Distinguishes several launches in one process (protect → relaunch keeps the same record).
+  public var launchID: String
+  /// What the launch was doing when last written.
+  public var phase: LaunchPhase
+  /// Seconds since 1970 when the launch began.
+  public var startedAt: Double
+
+  /// Creates a record.
+  public init(process: ProcessIdentity, launchID: String, phase: LaunchPhase, startedAt: Double) {
+    self.process = process
+    self.launchID = launchID
+    self.phase = phase
+    self.startedAt = startedAt
+  }
+}
+
+/// What an unfinished launch was doing.
+public enum LaunchPhase: String, Codable, Sendable {
+  /// Running the normal launch.
+  case launching
+  /// Running a protect-mode repair.
+  case protecting
+  /// Running the launch again after `protectFinished()`.
+  case relaunching
+}
+
+/// Why a process died, as far as anyone saw.
+public struct CrashCause: Codable, Sendable, Equatable {
+  /// A short type: a signal name (`SIGSEGV`) or a reporter's exception name.
+  public var type: String
+  /// Free-form detail (thread, top frames, message).
+  public var detail: String?
+  /// The pid of the process that crashed.
+  public var pid: Int32?
+  /// Whether the crash happened after `launchingFinished()` (recorded, never counted).
+  public var afterLaunch: Bool
+  /// Seconds since 1970.
+  public var recordedAt: Double
+
+  /// Creates a cause.
+  public init(type: String, detail: String? = nil, pid: Int32? = nil, afterLaunch: Bool = false, recordedAt: Double) {
+    self.type = type
+    self.detail = detail
+    self.pid = pid
+    self.afterLaunch = afterLaunch
+    self.recordedAt = recordedAt
+  }
+}
+
+/// An unfinished launch that was not counted as a crash.
+public struct UncountedExit: Codable, Sendable, Equatable {
+  /// Why it did not count.
+  public var reason: UncountedReason
+  /// The process that exited.
+  public var pid: Int32
+  /// Seconds since 1970 when this was decided.
+  public var decidedAt: Double
+}
+
+/// Why an unfinished launch is not a crash.
+public enum UncountedReason: String, Codable, Sendable {
+  /// The process called `exit(0)` during launch.
+  case cleanExit
+  /// The process was stopped by SIGTERM during launch (a clean shutdown).
+  case terminated
+  /// The machine rebooted since (boot id changed).
+  case reboot
+}

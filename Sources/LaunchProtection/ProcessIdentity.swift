@@ -1,0 +1,87 @@
+import Foundation
+
+/// Who a launch is: enough to tell, later and from another process, whether it is still running.
+public struct ProcessIdentity: Sendable, Equatable, Codable {
+  /// Process id.
+  public var pid: Int32
+  /// Start time in clock ticks since boot (`/proc/<pid>/stat` field 22): tells a reused pid apart.
+  public var startTime: UInt64
+  /// `/proc/sys/kernel/random/boot_id` when the launch began: tells a reboot apart from a crash.
+  public var bootID: String
+
+  /// Creates an identity.
+  public init(pid: Int32, startTime: UInt64, bootID: String) {
+    self.pid = pid
+    self.startTime = startTime
+    self.bootID = bootID
+  }
+}
+
+/// Where LaunchProtection learns facts about processes and the machine.
+///
+/// `.system` reads `/proc`; tests that simulate several launches inside one process
+/// give each simulated launch its own identity and liveness.
+public struct LaunchEnvironment: Sendable {
+  /// The identity of the launch being started.
+  public var current: @Sendable () -> ProcessIdentity
+  /// Whether the process with this identity is still running (a zombie is not).
+  public var isAlive: @Sendable (ProcessIdentity) -> Bool
+  /// An identifier of the running executable; a change resets the count. Nil disables the check.
+  public var executableID: @Sendable () -> String?
+
+  /// Creates an environment from its three facts.
+  public init(
+    current: @escaping @Sendable () -> ProcessIdentity,
+    isAlive: @escaping @Sendable (ProcessIdentity) -> Bool,
+    executableID: @escaping @Sendable () -> String?
+  ) {
+    self.current = current
+    self.isAlive = isAlive
+    self.executableID = executableID
+  }
+
+  /// The real process, read from `/proc`.
+  public static let system = LaunchEnvironment(
+    current: { SystemProcessFacts.currentIdentity },
+    isAlive: SystemProcessFacts.isAlive,
+    executableID: { SystemProcessFacts.executableID }
+  )
+}
+
+/// Facts read from procfs. Cached where they cannot change during the process's life.
+enum SystemProcessFacts {
+  static let currentIdentity = ProcessIdentity(
+    pid: getpid(), startTime: startTime(of: getpid()) ?? 0, bootID: bootID())
+
+  /// Size, modification time and inode of the executable: changes when a new build is installed.
+  static let executableID: String? = {
+    var info = stat()
+    guard stat("/proc/self/exe", &info) == 0 else { return nil }
+    return "size=\(info.st_size);mtime=\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec);inode=\(info.st_ino)"
+  }()
+
+  static func bootID() -> String {
+    guard let text = try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8) else {
+      return "unknown"
+    }
+    return text.trimmingCharacters(in: .whitespacesAndNewlines)
+  }
+
+  /// Parses `/proc/<pid>/stat`; returns nil when the process is gone.
+  static func procStat(of pid: Int32) -> (state: Character, startTime: UInt64)? {
+    guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+      let close = text.lastIndex(of: ")")
+    else { return nil }
+    // Fields after the command name, which may itself contain spaces and parentheses.
+    let fields = text[text.index(after: close)...].split(separator: " ")
+    guard fields.count > 19, let state = fields[0].first, let start = UInt64(fields[19]) else { return nil }
+    return (state, start)
+  }
+
+  static func startTime(of pid: Int32) -> UInt64? { procStat(of: pid)?.startTime }
+
+  static let isAlive: @Sendable (ProcessIdentity) -> Bool = { identity in
+    guard identity.bootID == currentIdentity.bootID, let facts = procStat(of: identity.pid) else { return false }
+    return facts.startTime == identity.startTime && facts.state != "Z" && facts.state != "X"
+  }
+}

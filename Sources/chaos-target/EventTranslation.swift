@@ -1,0 +1,39 @@
+import LaunchProtection
+
+/// Turns LaunchProtection's observer events into protocol events.
+enum EventTranslation {
+  static func emit(_ event: LaunchProtectionEvent, to log: EventLog) {
+    switch event {
+    case .launch(let decision):
+      var fields: [String: Any] = [
+        "count": decision.count, "mode": modeName(decision.mode), "previous_count": decision.previousCount,
+        "counted": decision.countedCrashes.map { Int($0.process.pid) },
+        "ignored": decision.ignored.map { ["pid": Int($0.record.process.pid), "reason": $0.reason.rawValue] },
+        "reset_by_new_binary": decision.resetByNewBinary,
+      ]
+      if case .protect(let level) = decision.mode { fields["level"] = level.number }
+      log.emit("launch", fields)
+    case .protectEnter(let count, let level):
+      log.emit("protect_enter", ["count": count, "level": level.number, "level_name": level.name])
+    case .protectFinish(let level):
+      log.emit("protect_finish", ["level": level.number])
+    case .relaunch:
+      log.emit("relaunch")
+    case .launchingFinished:
+      log.emit("launching_finished")
+    case .lifeAction(let key, let outcome):
+      log.emit("life_action", ["key": key, "mode": outcome.rawValue])
+    case .stateProblem(let problem):
+      log.emit("state_problem", ["kind": problem.kind, "detail": problem.description])
+    case .exceptionRecorded(let cause):
+      log.emit("exception_recorded", ["type": cause.type])
+    case .uncountedExit(let reason):
+      log.emit("uncounted_exit", ["reason": reason.rawValue])
+    }
+  }
+
+  static func modeName(_ mode: LaunchMode) -> String {
+    if case .protect = mode { return "protect" }
+    return "normal"
+  }
+}
