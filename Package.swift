@@ -8,9 +8,14 @@ let package = Package(
     .library(name: "LaunchProtection", targets: ["LaunchProtection"]),
     .library(name: "LaunchTasks", targets: ["LaunchTasks"]),
     .library(name: "Failpoints", targets: ["Failpoints"]),
+    .executable(name: "chaos", targets: ["chaos"]),
     .executable(name: "chaos-target", targets: ["chaos-target"]),
   ],
-  dependencies: [],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+    .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+  ],
   targets: [
     .systemLibrary(
       name: "CLibunwind",
@@ -26,14 +31,27 @@ let package = Package(
     .target(name: "Failpoints", dependencies: ["CFailpointFaults"]),
     .target(name: "LaunchProtection", dependencies: ["CCrashCapture", "Failpoints"]),
     .target(name: "LaunchTasks", dependencies: ["Failpoints"]),
+    .target(
+      name: "ChaosKit",
+      dependencies: [
+        "LaunchProtection",
+        .product(name: "Yams", package: "Yams"),
+        .product(name: "Histogram", package: "hdrhistogram-swift"),
+      ]
+    ),
+    .executableTarget(
+      name: "chaos",
+      dependencies: ["ChaosKit", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+    ),
     .executableTarget(
       name: "chaos-target",
       dependencies: ["LaunchProtection", "LaunchTasks", "Failpoints"]
     ),
-    .testTarget(name: "FailpointsTests", dependencies: ["Failpoints"]),
+    .target(name: "TestSupport", path: "Tests/TestSupport"),
+    .testTarget(name: "FailpointsTests", dependencies: ["Failpoints", "TestSupport"]),
     .testTarget(
       name: "LaunchProtectionTests",
-      dependencies: ["LaunchProtection", "Failpoints"]
+      dependencies: ["LaunchProtection", "Failpoints", "TestSupport"]
     ),
   ],
   swiftLanguageModes: [.v6]

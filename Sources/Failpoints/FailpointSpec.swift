@@ -88,7 +88,8 @@ public enum FailpointSpecParser {
     }
     if let bad = name.firstIndex(where: { !isNameCharacter($0) }) {
       let offset = nameRange.lowerBound + name.distance(from: name.startIndex, to: bad)
-      throw FailpointSpecError(spec: whole, offset: offset, message: "invalid character '\(name[bad])' in failpoint name '\(name)'")
+      throw FailpointSpecError(
+        spec: whole, offset: offset, message: "invalid character '\(name[bad])' in failpoint name '\(name)'")
     }
     let terms = try parseChain(chars, equals + 1..<range.upperBound, whole: whole)
     return FailpointSpec(name: name, terms: terms)

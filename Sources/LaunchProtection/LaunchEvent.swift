@@ -41,7 +41,8 @@ public struct LaunchDecision: Sendable, Equatable {
 
   public static func == (lhs: LaunchDecision, rhs: LaunchDecision) -> Bool {
     lhs.count == rhs.count && lhs.previousCount == rhs.previousCount && lhs.countedCrashes == rhs.countedCrashes
-      && lhs.ignored.map(\.record) == rhs.ignored.map(\.record) && lhs.ignored.map(\.reason) == rhs.ignored.map(\.reason)
+      && lhs.ignored.map(\.record) == rhs.ignored.map(\.record)
+      && lhs.ignored.map(\.reason) == rhs.ignored.map(\.reason)
       && lhs.resetByNewBinary == rhs.resetByNewBinary && lhs.mode == rhs.mode && lhs.problems == rhs.problems
   }
 }

@@ -141,7 +141,8 @@ public final class LaunchOrganizer: Sendable {
 
   /// The decision, made under the state lock. Only value work: no app code runs here
   /// except a custom policy closure.
-  private func decide(state: inout LaunchState, record: inout LaunchRecord, policy: ProtectionPolicy) -> LaunchDecision {
+  private func decide(state: inout LaunchState, record: inout LaunchRecord, policy: ProtectionPolicy) -> LaunchDecision
+  {
     let environment = configuration.environment
     let previousCount = state.consecutiveCrashes
     var counted: [LaunchRecord] = []
@@ -154,10 +155,12 @@ public final class LaunchOrganizer: Sendable {
         kept.append(old)
       } else if configuration.ignoreReboots, old.process.bootID != record.process.bootID {
         ignored.append((old, .reboot))
-        state.lastUncountedExit = UncountedExit(reason: .reboot, pid: old.process.pid, decidedAt: Date().timeIntervalSince1970)
+        state.lastUncountedExit = UncountedExit(
+          reason: .reboot, pid: old.process.pid, decidedAt: Date().timeIntervalSince1970)
       } else if configuration.ignoreTermination, access(marker, F_OK) == 0 {
         ignored.append((old, .terminated))
-        state.lastUncountedExit = UncountedExit(reason: .terminated, pid: old.process.pid, decidedAt: Date().timeIntervalSince1970)
+        state.lastUncountedExit = UncountedExit(
+          reason: .terminated, pid: old.process.pid, decidedAt: Date().timeIntervalSince1970)
         unlink(marker)
       } else {
         counted.append(old)

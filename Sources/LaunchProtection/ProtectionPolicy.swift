@@ -37,7 +37,9 @@ public struct ProtectionPolicy: Sendable {
   public static func escalation(_ levels: [(name: String, minimumCrashes: Int)]) -> ProtectionPolicy {
     let sorted = levels.sorted { $0.minimumCrashes < $1.minimumCrashes }
     return ProtectionPolicy(
-      levels: sorted.enumerated().map { ProtectLevel(number: $0.offset + 1, name: $0.element.name, minimumCrashes: max(1, $0.element.minimumCrashes)) },
+      levels: sorted.enumerated().map {
+        ProtectLevel(number: $0.offset + 1, name: $0.element.name, minimumCrashes: max(1, $0.element.minimumCrashes))
+      },
       decide: nil)
   }
 
@@ -45,11 +47,6 @@ public struct ProtectionPolicy: Sendable {
   /// level 2, 3... while repairs keep dying).
   public static func custom(_ shouldProtect: @escaping @Sendable (Int) -> Bool) -> ProtectionPolicy {
     ProtectionPolicy(levels: [], decide: shouldProtect)
-  }
-
-  private init(levels: [ProtectLevel], decide: (@Sendable (Int) -> Bool)?) {
-    self.levels = levels
-    self.decide = decide
   }
 
   /// The level for this launch, or nil for normal mode.

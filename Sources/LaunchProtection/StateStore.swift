@@ -74,7 +74,9 @@ public final class StateStore: Sendable {
   private func write(_ state: LaunchState) -> StateProblem? {
     let bytes = Array(Self.encode(state))
     let suffix = "\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-    switch DurableFile.replace(statePath, directory: directory, with: bytes, uniqueSuffix: suffix, failpoints: failpoints) {
+    switch DurableFile.replace(
+      statePath, directory: directory, with: bytes, uniqueSuffix: suffix, failpoints: failpoints)
+    {
     case .success: return nil
     case .failure(let failure):
       return .writeFailed(path: statePath, operation: failure.operation, errno: failure.errno)
@@ -117,7 +119,8 @@ public final class StateStore: Sendable {
 
   private struct VersionProbe: Decodable { var version: Int }
 
-  static func decode(_ read: Result<[UInt8]?, DurableFile.Failure>, path: String) -> Result<LaunchState?, StateProblem> {
+  static func decode(_ read: Result<[UInt8]?, DurableFile.Failure>, path: String) -> Result<LaunchState?, StateProblem>
+  {
     let bytes: [UInt8]
     switch read {
     case .success(nil): return .success(nil)
@@ -149,7 +152,8 @@ public final class StateStore: Sendable {
     case .keyNotFound(let key, let context):
       return "missing field '\((context.codingPath + [key]).map(\.stringValue).joined(separator: "."))'"
     case .typeMismatch(_, let context), .valueNotFound(_, let context):
-      return "wrong type at '\(context.codingPath.map(\.stringValue).joined(separator: "."))': \(context.debugDescription)"
+      return
+        "wrong type at '\(context.codingPath.map(\.stringValue).joined(separator: "."))': \(context.debugDescription)"
     @unknown default:
       return "\(error)"
     }

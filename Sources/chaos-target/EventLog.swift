@@ -1,3 +1,4 @@
+import Failpoints
 import Foundation
 
 /// Appends protocol events (NDJSON) to `CHAOS_EVENTS`, one `write(2)` per line, so a crash
@@ -9,7 +10,8 @@ final class EventLog: Sendable {
     guard let path, !path.isEmpty else { return nil }
     let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
     guard fd >= 0 else {
-      FileHandle.standardError.write(Data("chaos-target: cannot open CHAOS_EVENTS \(path): \(String(cString: strerror(errno)))\n".utf8))
+      FileHandle.standardError.write(
+        Data("chaos-target: cannot open CHAOS_EVENTS \(path): \(String(cString: strerror(errno)))\n".utf8))
       return nil
     }
     self.fd = fd
@@ -36,8 +38,6 @@ final class EventLog: Sendable {
     }
   }
 }
-
-import Failpoints
 
 enum MonotonicNow {
   static func nanoseconds() -> UInt64 { MonotonicClock.nanoseconds() }

@@ -6,7 +6,10 @@ import LaunchProtection
 final class ReferenceApp: Sendable {
   /// Every failpoint this app evaluates; `CHAOS_FAILPOINTS` naming another is an error.
   static func failpointNames(_ configuration: AppConfiguration) -> [String] {
-    ["launch.begin", "launch.finished", "protect.begin", "protect.finish", "store.write", "store.fsync", "store.rename"]
+    [
+      "launch.begin", "launch.finished", "protect.begin", "protect.finish", "store.write", "store.fsync",
+      "store.rename",
+    ]
       + (configuration.tasks ?? defaultTasks).map { "task." + $0 }
       + (configuration.lifeActions ?? []).map { "life." + $0 }
   }

@@ -1,0 +1,27 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// Every fault action, for real, in a child process: the parent must see the genuine signal.
+final class FaultActionTests: XCTestCase {
+  func testEachFaultProducesItsSignal() {
+    let expectations: [(String, Termination)] = [
+      ("segv", .signaled(SIGSEGV)), ("bus", .signaled(SIGBUS)), ("fpe", .signaled(SIGFPE)),
+      ("abort", .signaled(SIGABRT)), ("trap", .signaled(SIGTRAP)), ("fatal", .signaled(SIGILL)),
+      ("unwrap", .signaled(SIGILL)), ("overflow", .signaled(SIGILL)), ("oob", .signaled(SIGILL)),
+      ("stackoverflow", .signaled(SIGSEGV)), ("kill", .signaled(SIGKILL)), ("exit(7)", .exited(7)),
+      ("thread(segv)", .signaled(SIGSEGV)), ("thread(fatal)", .signaled(SIGILL)),
+      ("thread(stackoverflow)", .signaled(SIGSEGV)), ("sleep(1)", .exited(0)), ("off", .exited(0)),
+    ]
+    let directory = TemporaryDirectory()
+    for (action, expected) in expectations {
+      let termination = ChildProcess.run(
+        ChildProcess.product("chaos-target"),
+        environment: [
+          "CHAOS_STATE_DIR": directory.file("state-\(action)"), "CHAOS_FAILPOINTS": "task.network=\(action)",
+        ],
+        timeout: 20)
+      XCTAssertEqual(termination, expected, "task.network=\(action)")
+    }
+  }
+}

@@ -1,0 +1,79 @@
+import Failpoints
+import XCTest
+
+/// The grammar of fail-rs: `name=[p%][cnt*]action[(arg)][->…]`, entries separated by `;`.
+final class SpecGrammarTests: XCTestCase {
+  func testFailRsDocumentedShapesParse() throws {
+    // fail-rs's own documentation example, with its `panic` spelled as our `abort`.
+    let specs = try FailpointSpecParser.parse(
+      "foo=20%3*print(still alive!)->abort;bar=50%sleep(100);baz=return;qux=off")
+    XCTAssertEqual(specs.map(\.name), ["foo", "bar", "baz", "qux"])
+    XCTAssertEqual(
+      specs[0].terms,
+      [FailpointTerm(probability: 0.2, remaining: 3, action: .print("still alive!")), FailpointTerm(action: .abort)])
+    XCTAssertEqual(specs[1].terms, [FailpointTerm(probability: 0.5, action: .sleep(milliseconds: 100))])
+    XCTAssertEqual(specs[2].terms, [FailpointTerm(action: .returnError(errno: EIO))])
+    XCTAssertEqual(specs[3].terms, [FailpointTerm(action: .off)])
+  }
+
+  func testEveryActionKeywordParses() throws {
+    let text =
+      "a=segv;b=bus;c=fpe;d=abort;e=trap;f=fatal;g=unwrap;h=overflow;i=oob;j=stackoverflow;k=kill;l=hang;m=exit(4);n=delay(3);o=return(ENOSPC);p=thread(segv);q=return(5)"
+    let actions = try FailpointSpecParser.parse(text).map { $0.terms[0].action }
+    XCTAssertEqual(
+      actions,
+      [
+        .segv, .bus, .fpe, .abort, .trap, .fatal, .unwrap, .overflow, .outOfBounds, .stackOverflow, .kill, .hang,
+        .exit(code: 4), .delay(milliseconds: 3), .returnError(errno: ENOSPC), .thread(.segv), .returnError(errno: 5),
+      ])
+    XCTAssertEqual(
+      actions.map(\.spec).joined(separator: ","),
+      "segv,bus,fpe,abort,trap,fatal,unwrap,overflow,oob,stackoverflow,kill,hang,exit(4),delay(3),return(ENOSPC),thread(segv),return(EIO)"
+    )
+  }
+
+  func testWhitespaceAndEmptyEntriesAreTolerated() throws {
+    let specs = try FailpointSpecParser.parse(" task.a = 1*segv ;; task.b=off; ")
+    XCTAssertEqual(specs.map(\.name), ["task.a", "task.b"])
+    XCTAssertEqual(specs[0].terms, [FailpointTerm(remaining: 1, action: .segv)])
+  }
+
+  func testArgumentsMayContainArrowsAndSemicolonsAreSeparators() throws {
+    let spec = try FailpointSpecParser.parseActions("print(a->b)->off", name: "x")
+    XCTAssertEqual(spec.terms.map(\.action), [.print("a->b"), .off])
+  }
+
+  private func assertError(
+    _ text: String, contains message: String, at offset: Int, file: StaticString = #filePath, line: UInt = #line
+  ) {
+    XCTAssertThrowsError(try FailpointSpecParser.parse(text), file: file, line: line) { error in
+      guard let error = error as? FailpointSpecError else { return XCTFail("\(error)", file: file, line: line) }
+      XCTAssertTrue(error.message.contains(message), "\(error.message)", file: file, line: line)
+      XCTAssertEqual(error.offset, offset, "\(error)", file: file, line: line)
+      XCTAssertTrue(error.description.contains(text), "the message quotes the spec", file: file, line: line)
+    }
+  }
+
+  func testBadSpecsPointAtTheProblem() {
+    assertError("task.network=segz", contains: "unknown action 'segz'", at: 13)
+    assertError("a=off;task.network", contains: "no '='", at: 18)
+    assertError("=segv", contains: "missing failpoint name", at: 0)
+    assertError("a=200%segv", contains: "malformed probability '200%'", at: 2)
+    assertError("a=x%segv", contains: "malformed probability 'x%'", at: 2)
+    assertError("a=-1*segv", contains: "malformed count '-1*'", at: 2)
+    assertError("a=sleep", contains: "'sleep' needs a whole number", at: 7)
+    assertError("a=sleep(soon)", contains: "'sleep' needs a whole number", at: 8)
+    assertError("a=segv(3)", contains: "'segv' takes no argument", at: 7)
+    assertError("a=print(hi", contains: "missing ')'", at: 10)
+    assertError("a=return(EWHAT)", contains: "errno name or number", at: 9)
+    assertError("a=exit(300)", contains: "status from 0 to 255", at: 7)
+    assertError("a=segv->", contains: "empty action", at: 8)
+    assertError("a b=segv", contains: "invalid character ' '", at: 1)
+    assertError("a=thread()", contains: "'thread' needs an action", at: 9)
+  }
+
+  func testErrorDescriptionDrawsACaretUnderTheProblem() {
+    let error = FailpointSpecError(spec: "task.x=segz", offset: 7, message: "unknown action 'segz'")
+    XCTAssertEqual(error.description, "invalid failpoint spec: unknown action 'segz'\n  task.x=segz\n         ^")
+  }
+}

@@ -1,0 +1,160 @@
+import Failpoints
+import Foundation
+import LaunchProtection
+import Synchronization
+import XCTest
+
+final class StateStoreTests: XCTestCase {
+  /// Runs a launch that must reach its launch closure, and returns the organizer and its events.
+  private func launchMustRun(_ launches: SimulatedLaunches, finish: Bool = false) -> (LaunchOrganizer, Recorder) {
+    let recorder = Recorder()
+    let organizer = launches.organizer(observe: recorder)
+    let ran = Mutex(false)
+    organizer.finishLaunching(
+      policy: .threshold(1000),
+      launch: {
+        ran.withLock { $0 = true }
+        if finish { organizer.launchingFinished() }
+      }, protect: { _ in })
+    XCTAssertTrue(ran.withLock { $0 }, "the launch must run whatever the state")
+    return (organizer, recorder)
+  }
+
+  private func writeStateFile(_ launches: SimulatedLaunches, _ text: String) throws {
+    try FileManager.default.createDirectory(atPath: launches.stateDirectory, withIntermediateDirectories: true)
+    try Data(text.utf8).write(to: URL(fileURLWithPath: launches.stateDirectory + "/launch-state.json"))
+  }
+
+  private func asideFiles(_ launches: SimulatedLaunches, containing label: String) throws -> [String] {
+    try FileManager.default.contentsOfDirectory(atPath: launches.stateDirectory)
+      .filter { $0.hasPrefix("launch-state.json.\(label)") }
+  }
+
+  func testStateFileIsVersionedJSONAndReadBack() throws {
+    let launches = SimulatedLaunches()
+    _ = launchMustRun(launches)
+    let text = try String(contentsOfFile: launches.stateDirectory + "/launch-state.json", encoding: .utf8)
+    XCTAssertTrue(text.contains("\"version\" : 1"), text)
+    let state = try XCTUnwrap(try launches.state())
+    XCTAssertEqual(state.launchesInProgress.count, 1)
+    XCTAssertEqual(state.executableID, "build-1")
+  }
+
+  func testCorruptStateIsMovedAsideAndTheLaunchProceedsFromZero() throws {
+    let launches = SimulatedLaunches()
+    let garbage = "{\"version\": 1, \"consecutiveCrashes\": \u{0}garbage"
+    try writeStateFile(launches, garbage)
+    let (organizer, recorder) = launchMustRun(launches)
+    XCTAssertEqual(organizer.decision?.count, 0)
+    XCTAssertEqual(recorder.count(of: "state_problem corrupt"), 1)
+    let aside = try asideFiles(launches, containing: "corrupt")
+    XCTAssertEqual(aside.count, 1)
+    XCTAssertEqual(
+      try String(contentsOfFile: launches.stateDirectory + "/" + aside[0], encoding: .utf8), garbage, "nothing lost")
+    guard case .corrupt(_, let movedTo, let detail) = organizer.decision?.problems.first else {
+      return XCTFail("expected corrupt")
+    }
+    XCTAssertNotNil(movedTo)
+    XCTAssertTrue(detail.contains("not valid JSON"), detail)
+    // And the new state is sound again.
+    XCTAssertEqual(try launches.state()?.launchesInProgress.count, 1)
+  }
+
+  func testTruncatedAndEmptyStateFilesAreCorrupt() throws {
+    for text in ["", "{\"version\": 1, \"consecu", "{\"version\": 1}", "[1, 2, 3]"] {
+      let launches = SimulatedLaunches()
+      try writeStateFile(launches, text)
+      let (organizer, _) = launchMustRun(launches)
+      guard case .corrupt = organizer.decision?.problems.first else {
+        return XCTFail(
+          "\(text.debugDescription) should be reported corrupt, got \(String(describing: organizer.decision?.problems))"
+        )
+      }
+      XCTAssertEqual(try asideFiles(launches, containing: "corrupt").count, 1, text)
+    }
+  }
+
+  func testMissingFieldIsNamedInTheReport() throws {
+    let launches = SimulatedLaunches()
+    try writeStateFile(launches, "{\"version\": 1, \"consecutiveCrashes\": 3}")
+    let (organizer, _) = launchMustRun(launches)
+    guard case .corrupt(_, _, let detail) = organizer.decision?.problems.first else {
+      return XCTFail("expected corrupt")
+    }
+    XCTAssertTrue(detail.contains("launchesInProgress"), detail)
+  }
+
+  func testFutureVersionIsMovedAsideNotOverwritten() throws {
+    let launches = SimulatedLaunches()
+    let future = "{\"version\": 7, \"somethingNew\": true}"
+    try writeStateFile(launches, future)
+    let (organizer, recorder) = launchMustRun(launches)
+    XCTAssertEqual(recorder.count(of: "state_problem future_version"), 1)
+    guard case .futureVersion(_, let found, let supported, _) = organizer.decision?.problems.first else {
+      return XCTFail()
+    }
+    XCTAssertEqual(found, 7)
+    XCTAssertEqual(supported, LaunchState.currentVersion)
+    let aside = try asideFiles(launches, containing: "v7")
+    XCTAssertEqual(aside.count, 1)
+    XCTAssertEqual(try String(contentsOfFile: launches.stateDirectory + "/" + aside[0], encoding: .utf8), future)
+  }
+
+  func testUnreadableStateIsMovedAside() throws {
+    let launches = SimulatedLaunches()
+    // A directory where the file should be: open succeeds as root, read fails with EISDIR.
+    try FileManager.default.createDirectory(
+      atPath: launches.stateDirectory + "/launch-state.json", withIntermediateDirectories: true)
+    let (organizer, recorder) = launchMustRun(launches)
+    XCTAssertEqual(recorder.count(of: "state_problem unreadable"), 1)
+    guard case .unreadable(_, let code, let movedTo) = organizer.decision?.problems.first else { return XCTFail() }
+    XCTAssertEqual(code, EISDIR)
+    XCTAssertNotNil(movedTo)
+    XCTAssertEqual(try launches.state()?.launchesInProgress.count, 1, "a fresh state was written after moving it aside")
+  }
+
+  func testUnwritableDirectoryNeverBlocksTheLaunch() throws {
+    let launches = SimulatedLaunches()
+    // The state directory path is a regular file: mkdir, lock and write all fail.
+    try Data("not a directory".utf8).write(to: URL(fileURLWithPath: launches.stateDirectory))
+    let (organizer, recorder) = launchMustRun(launches, finish: true)
+    XCTAssertEqual(organizer.decision?.count, 0)
+    XCTAssertGreaterThan(recorder.count(of: "state_problem write_failed"), 0)
+    XCTAssertEqual(organizer.mode, .finished)
+    XCTAssertEqual(
+      try String(contentsOfFile: launches.stateDirectory, encoding: .utf8), "not a directory", "nothing lost")
+  }
+
+  func testInjectedIOErrorsAtEachStepLeaveTheOldStateIntact() throws {
+    for (point, errnoName, code) in [
+      ("store.write", "EIO", EIO), ("store.fsync", "ENOSPC", ENOSPC), ("store.rename", "EIO", EIO),
+    ] {
+      let launches = SimulatedLaunches()
+      // Two crashed launches persisted normally.
+      _ = launchMustRun(launches)
+      _ = launchMustRun(launches)
+      let before = try String(contentsOfFile: launches.stateDirectory + "/launch-state.json", encoding: .utf8)
+      try launches.failpoints.configure("\(point)=return(\(errnoName))")
+      let (organizer, recorder) = launchMustRun(launches)
+      launches.failpoints.removeAll()
+      XCTAssertEqual(organizer.decision?.count, 2, point)
+      XCTAssertEqual(recorder.count(of: "state_problem write_failed"), 1, point)
+      guard case .writeFailed(_, let operation, let reported) = organizer.decision?.problems.first else {
+        return XCTFail(point)
+      }
+      XCTAssertEqual(operation, String(point.dropFirst("store.".count)))
+      XCTAssertEqual(reported, code)
+      let after = try String(contentsOfFile: launches.stateDirectory + "/launch-state.json", encoding: .utf8)
+      XCTAssertEqual(after, before, "\(point): a failed write must leave the previous state untouched")
+      let leftovers = try FileManager.default.contentsOfDirectory(atPath: launches.stateDirectory).filter {
+        $0.contains(".tmp-")
+      }
+      XCTAssertEqual(leftovers, [], "\(point): temp file cleaned up")
+    }
+  }
+
+  func testReadOfAMissingStateIsNil() throws {
+    let launches = SimulatedLaunches()
+    XCTAssertNil(try launches.state())
+  }
+}
