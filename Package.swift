@@ -17,9 +17,11 @@ let package = Package(
     .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
   ],
   targets: [
+    // Header-only on purpose: CCrashCapture loads libunwind.so.8 with dlopen(RTLD_LOCAL).
+    // A pkgConfig/link entry would add -lunwind, and a linked libunwind interposes every
+    // `_Unwind_*` and `backtrace` in the process (see DESIGN.md, crash capture facts).
     .systemLibrary(
       name: "CLibunwind",
-      pkgConfig: "libunwind",
       providers: [.apt(["libunwind-dev"])]
     ),
     .target(

@@ -38,12 +38,15 @@ public struct LaunchDecision: Sendable, Equatable {
   public var mode: LaunchMode
   /// Problems with the persisted state met while deciding.
   public var problems: [StateProblem]
+  /// Why the previous process died, when its crash handler left a report (see `CrashCapture`).
+  public var previousCrash: CrashCause?
 
   public static func == (lhs: LaunchDecision, rhs: LaunchDecision) -> Bool {
     lhs.count == rhs.count && lhs.previousCount == rhs.previousCount && lhs.countedCrashes == rhs.countedCrashes
       && lhs.ignored.map(\.record) == rhs.ignored.map(\.record)
       && lhs.ignored.map(\.reason) == rhs.ignored.map(\.reason)
       && lhs.resetByNewBinary == rhs.resetByNewBinary && lhs.mode == rhs.mode && lhs.problems == rhs.problems
+      && lhs.previousCrash == rhs.previousCrash
   }
 }
 

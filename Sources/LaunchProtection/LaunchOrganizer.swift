@@ -114,9 +114,14 @@ public final class LaunchOrganizer: Sendable {
     let identity = configuration.environment.current()
     var record = LaunchRecord(
       process: identity, launchID: launchID, phase: .launching, startedAt: Date().timeIntervalSince1970)
+    var consumedReports: [String] = []
     let (decision, problems) = store.update { state in
-      decide(state: &state, record: &record, policy: policy)
+      decide(state: &state, record: &record, policy: policy, consumedReports: &consumedReports)
     }
+    if !problems.contains(where: { if case .writeFailed = $0 { true } else { false } }) {
+      for path in consumedReports { unlink(path) }  // their cause is persisted now
+    }
+    CrashCapture.markLaunchFinished(false)
     var finalDecision = decision
     finalDecision.problems = problems
     inner.withLock { inner in
@@ -141,8 +146,9 @@ public final class LaunchOrganizer: Sendable {
 
   /// The decision, made under the state lock. Only value work: no app code runs here
   /// except a custom policy closure.
-  private func decide(state: inout LaunchState, record: inout LaunchRecord, policy: ProtectionPolicy) -> LaunchDecision
-  {
+  private func decide(
+    state: inout LaunchState, record: inout LaunchRecord, policy: ProtectionPolicy, consumedReports: inout [String]
+  ) -> LaunchDecision {
     let environment = configuration.environment
     let previousCount = state.consecutiveCrashes
     var counted: [LaunchRecord] = []
@@ -167,6 +173,11 @@ public final class LaunchOrganizer: Sendable {
       }
     }
     state.consecutiveCrashes += counted.count
+    // Crash reports left by the handler: the counted launches' and any crash after launch.
+    let reports = CrashReports.all(directory: store.directory)
+    let previousCrash = reports.map(\.cause).max { $0.recordedAt < $1.recordedAt }
+    if let previousCrash { state.lastCrashCause = previousCrash }
+    consumedReports = reports.map(\.path)
     let previousAttempt = counted.isEmpty ? nil : state.attemptedProtectLevel
 
     var resetByNewBinary = false
@@ -190,7 +201,7 @@ public final class LaunchOrganizer: Sendable {
     state.launchesInProgress = kept + [record]
     return LaunchDecision(
       count: count, previousCount: previousCount, countedCrashes: counted, ignored: ignored,
-      resetByNewBinary: resetByNewBinary, mode: mode, problems: [])
+      resetByNewBinary: resetByNewBinary, mode: mode, problems: [], previousCrash: previousCrash)
   }
 
   /// The launch succeeded: count back to 0, sentinel cleared, escalation forgotten.
@@ -206,6 +217,7 @@ public final class LaunchOrganizer: Sendable {
       }
     }
     guard let record else { return }
+    CrashCapture.markLaunchFinished(true)
     lcc_term_marker_uninstall()
     ExitTracker.shared.untrack(self)
     let (_, problems) = store.update { state in

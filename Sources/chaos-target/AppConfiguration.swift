@@ -8,7 +8,8 @@ import Foundation
 ///   "protect_finish": "immediate" | "after_life_actions" | "never",
 ///   "launching_finished": true,
 ///   "life_actions": ["didBecomeActive"],
-///   "stay_up": false }
+///   "stay_up": false,
+///   "crash_capture": true, "chain": false, "max_frames": 128 }
 /// ```
 struct AppConfiguration: Decodable {
   struct Level: Decodable {
@@ -29,9 +30,18 @@ struct AppConfiguration: Decodable {
   var lifeActions: [String]?
   var stayUp: Bool?
   var tasks: [String]?
+  /// Install the crash handler (default true).
+  var crashCapture: Bool?
+  /// Hand crashes on to the previous handler, e.g. the Swift runtime's backtracer (default false:
+  /// the runtime's backtracer waits 30 s for a key on a terminal).
+  var chain: Bool?
+  /// Frame cap of crash records (default 128).
+  var maxFrames: Int?
 
   enum CodingKeys: String, CodingKey {
-    case threshold, levels, tasks
+    case threshold, levels, tasks, chain
+    case crashCapture = "crash_capture"
+    case maxFrames = "max_frames"
     case protectFinish = "protect_finish"
     case launchingFinished = "launching_finished"
     case lifeActions = "life_actions"

@@ -35,6 +35,7 @@ final class ReferenceApp: Sendable {
   }
 
   func run() {
+    if configuration.crashCapture ?? true { installCrashCapture() }
     failpoints.setObserver { [events] trigger in
       events?.emit("failpoint", ["name": trigger.name, "action": trigger.action.spec], t: trigger.monotonicNanoseconds)
     }
@@ -56,6 +57,20 @@ final class ReferenceApp: Sendable {
       for key in lifeKeys { organizer.performAction(key: key) }
     }
     if configuration.stayUp == true { waitForTermination() }
+  }
+
+  private func installCrashCapture() {
+    var options = CrashCapture.Options()
+    options.eventsFileDescriptor = events?.fd
+    options.reportDirectory = organizer.store.directory
+    options.chainToPreviousHandler = configuration.chain ?? false
+    options.maxFrames = configuration.maxFrames ?? 128
+    do {
+      try CrashCapture.install(options)
+    } catch {
+      events?.emit("crash_capture_unavailable", ["detail": error.description])
+    }
+    failpoints.setThreadPreparer { CrashCapture.prepareCurrentThread() }
   }
 
   private func launch() {

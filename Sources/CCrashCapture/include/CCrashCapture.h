@@ -5,6 +5,51 @@
 #include <stddef.h>
 
 // ---------------------------------------------------------------------------
+// Crash capture: an async-signal-safe signal handler that walks the crashing
+// thread's stack with a privately loaded libunwind and writes one NDJSON
+// `crash` record (raw PCs + the module map captured at install).
+// ---------------------------------------------------------------------------
+
+/// Options for `lcc_install`. Zero-initialise, then set what you need.
+typedef struct lcc_options {
+  /// File descriptor the `crash` line is appended to (the events file), or -1.
+  int events_fd;
+  /// Path of a crash report file created by the handler (e.g. in the state directory), or NULL/"".
+  const char *report_path;
+  /// Frames recorded at most (0 = 128). Past it, the first frames and the last 16 are kept.
+  int max_frames;
+  /// 1: after recording, hand the signal to the handler installed before us (e.g. the
+  /// Swift runtime's backtracer); 0: restore the default action.
+  int chain;
+  /// Bit (1u << signo) for each signal to catch; 0 = SEGV, BUS, ILL, FPE, ABRT, TRAP.
+  uint64_t signals;
+  /// Size of each alternate signal stack (0 = 256 KiB).
+  size_t alt_stack_size;
+} lcc_options;
+
+/// Installs the handler. Loads libunwind with dlopen(RTLD_LOCAL) (so its `_Unwind_*` and
+/// `backtrace` never interpose the process's), warms it up, captures the module map and
+/// gives the calling thread an alternate signal stack. Returns 0, or -1 with a message.
+int lcc_install(const lcc_options *options, char *error, size_t error_size);
+
+/// Restores the previous handlers.
+void lcc_uninstall(void);
+
+/// Gives the calling thread an alternate signal stack (freed when the thread exits),
+/// so a stack overflow on it is still caught. Every thread should call this once.
+/// Returns 0, or -1 with errno set.
+int lcc_prepare_current_thread(void);
+
+/// Re-captures the module map (call after dlopen of new code).
+int lcc_refresh_modules(void);
+
+/// Marks whether the launch has finished; recorded as `after_launch` in crash records.
+void lcc_set_launch_finished(int finished);
+
+/// Whether the handler is installed.
+int lcc_is_installed(void);
+
+// ---------------------------------------------------------------------------
 // SIGTERM marker: lets the next launch tell a clean shutdown from a crash.
 // ---------------------------------------------------------------------------
 

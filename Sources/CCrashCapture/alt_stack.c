@@ -1,0 +1,50 @@
+// Per-thread alternate signal stacks: a stack overflow can only be handled on another stack,
+// and that stack is per thread. Runs outside signal handlers.
+#define _GNU_SOURCE
+#include "CCrashCapture.h"
+#include "alt_stack.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+static size_t stack_size = 256 * 1024;
+static pthread_key_t release_key;
+static pthread_once_t release_key_once = PTHREAD_ONCE_INIT;
+
+static size_t page_size(void) { return (size_t)sysconf(_SC_PAGESIZE); }
+
+static void release_stack(void *memory) {
+  stack_t disable = {.ss_flags = SS_DISABLE};
+  sigaltstack(&disable, NULL);
+  munmap(memory, stack_size + page_size());
+}
+
+static void make_release_key(void) { pthread_key_create(&release_key, release_stack); }
+
+void lcc_alt_stack_set_size(size_t size) {
+  if (size >= 64 * 1024) stack_size = size;
+}
+
+int lcc_prepare_current_thread(void) {
+  stack_t current;
+  if (sigaltstack(NULL, &current) != 0) return -1;
+  if (!(current.ss_flags & SS_DISABLE) && current.ss_size >= 64 * 1024) return 0;  // already has a usable one
+  pthread_once(&release_key_once, make_release_key);
+  size_t guard = page_size();
+  char *memory = mmap(NULL, stack_size + guard, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+  if (memory == MAP_FAILED) return -1;
+  // A guard page below the stack: overflowing the handler's own stack faults instead of corrupting memory.
+  mprotect(memory, guard, PROT_NONE);
+  stack_t stack = {.ss_sp = memory + guard, .ss_size = stack_size, .ss_flags = 0};
+  if (sigaltstack(&stack, NULL) != 0) {
+    int saved = errno;
+    munmap(memory, stack_size + guard);
+    errno = saved;
+    return -1;
+  }
+  pthread_setspecific(release_key, memory);
+  return 0;
+}

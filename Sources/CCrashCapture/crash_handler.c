@@ -1,0 +1,338 @@
+// The crash signal handler.
+//
+// Everything the handler calls, and why it is async-signal-safe:
+//   clock_gettime, write, open, close, fsync, sigaction, sigprocmask, raise, nanosleep
+//       — listed as async-signal-safe in POSIX.1-2008 XSH 2.4.3 / signal-safety(7).
+//   syscall(SYS_gettid), syscall(SYS_prctl, PR_GET_NAME) — raw system calls; glibc's
+//       syscall() only moves registers and sets errno (no locks, no allocation).
+//   atomic_compare_exchange_strong, atomic_load — lock-free C11 atomics on int.
+//   libunwind unw_init_local2, unw_step, unw_get_reg (private RTLD_LOCAL copy) —
+//       documented as signal-safe for local unwinding in libunwind(3); only this file uses
+//       this copy, so no other thread can hold its locks. On a cache miss it consults
+//       dl_iterate_phdr, which takes the loader lock: a crash while another thread is inside
+//       dlopen could wait on it (glibc limitation, same for every libunwind-based handler).
+//   lcc_buffer_* — pure loops over memory mapped at install time.
+// Nothing allocates, nothing uses stdio or locale, errno is saved and restored.
+#define _GNU_SOURCE
+#include "CCrashCapture.h"
+#include "alt_stack.h"
+#include "module_map.h"
+#include "record_buffer.h"
+#include "unwinder.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#define LCC_MAX_SIGNAL 65
+#define LCC_TAIL_FRAMES 16
+#define LCC_STEP_LIMIT 200000
+
+static lcc_unwinder unwinder;
+static int unwinder_loaded;
+static int installed;
+static uint64_t caught_signals;
+static struct sigaction previous_actions[LCC_MAX_SIGNAL];
+static int chain_to_previous;
+static int events_fd = -1;
+static char report_path[4096];
+static int max_frames = 128;
+static uintptr_t *head_frames;
+static uintptr_t tail_frames[LCC_TAIL_FRAMES];
+static lcc_buffer record;
+static lcc_buffer modules;
+static pid_t main_thread_id;
+static volatile sig_atomic_t launch_finished;
+static _Atomic int handler_owner;  // tid of the thread recording a crash, 0 when none
+static volatile sig_atomic_t first_signal;
+
+static uint64_t monotonic_now(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+}
+
+static const char *signal_name(int signo) {
+  switch (signo) {
+    case SIGSEGV: return "SIGSEGV";
+    case SIGBUS: return "SIGBUS";
+    case SIGILL: return "SIGILL";
+    case SIGFPE: return "SIGFPE";
+    case SIGABRT: return "SIGABRT";
+    case SIGTRAP: return "SIGTRAP";
+    case SIGSYS: return "SIGSYS";
+    default: return "SIG?";
+  }
+}
+
+static void write_all(int fd, const char *data, size_t length) {
+  while (length > 0) {
+    ssize_t written = write(fd, data, length);
+    if (written < 0) {
+      if (errno == EINTR) continue;
+      return;
+    }
+    data += written;
+    length -= (size_t)written;
+  }
+}
+
+/// Restores what the signal did before us (or the default) so that re-raising ends the
+/// process with the original signal, as the parent must see it in WTERMSIG.
+static void restore_disposition(int signo) {
+  struct sigaction *previous = &previous_actions[signo];
+  int previous_is_handler = (previous->sa_flags & SA_SIGINFO) ? previous->sa_sigaction != NULL
+                                                              : (previous->sa_handler != SIG_DFL && previous->sa_handler != SIG_IGN);
+  if (chain_to_previous && previous_is_handler) {
+    sigaction(signo, previous, NULL);
+  } else {
+    struct sigaction fallback;
+    memset(&fallback, 0, sizeof fallback);
+    fallback.sa_handler = SIG_DFL;
+    sigemptyset(&fallback.sa_mask);
+    sigaction(signo, &fallback, NULL);
+  }
+}
+
+/// A fault re-executes on return and reaches the restored disposition by itself; a signal
+/// that was sent (abort, kill, tgkill) or a trap whose PC moved past int3 must be raised again.
+static void pass_on(int signo, const siginfo_t *info) {
+  restore_disposition(signo);
+  if (info->si_code <= 0 || signo == SIGTRAP) raise(signo);
+}
+
+static void record_crash(int signo, const siginfo_t *info, void *context, uint64_t entered, pid_t thread_id) {
+  size_t head_capacity = (size_t)(max_frames > LCC_TAIL_FRAMES * 2 ? max_frames - LCC_TAIL_FRAMES : max_frames);
+  size_t total = 0;
+  unw_cursor_t cursor;
+  if (unwinder_loaded && unwinder.init_local2(&cursor, (unw_context_t *)context, UNW_INIT_SIGNAL_FRAME) == 0) {
+    do {
+      unw_word_t ip = 0;
+      if (unwinder.get_reg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0) break;
+      if (total < head_capacity) {
+        head_frames[total] = (uintptr_t)ip;
+      } else {
+        tail_frames[(total - head_capacity) % LCC_TAIL_FRAMES] = (uintptr_t)ip;
+      }
+      total++;
+    } while (total < LCC_STEP_LIMIT && unwinder.step(&cursor) > 0);
+  } else {
+    // Without libunwind: at least the faulting PC from the signal context.
+    head_frames[0] = (uintptr_t)((ucontext_t *)context)->uc_mcontext.gregs[REG_RIP];
+    total = 1;
+  }
+  uint64_t unwound = monotonic_now();
+
+  char thread_name[17] = {0};
+  syscall(SYS_prctl, PR_GET_NAME, thread_name, 0, 0, 0);
+
+  lcc_buffer *out = &record;
+  lcc_buffer_reset(out);
+  lcc_buffer_string(out, "{\"event\":\"crash\",\"pid\":");
+  lcc_buffer_signed(out, getpid());
+  lcc_buffer_string(out, ",\"t\":");
+  lcc_buffer_unsigned(out, entered);
+  lcc_buffer_string(out, ",\"signal\":");
+  lcc_buffer_signed(out, signo);
+  lcc_buffer_string(out, ",\"signal_name\":\"");
+  lcc_buffer_string(out, signal_name(signo));
+  lcc_buffer_string(out, "\",\"code\":");
+  lcc_buffer_signed(out, info->si_code);
+  lcc_buffer_string(out, ",\"addr\":\"");
+  lcc_buffer_hex(out, (uint64_t)(uintptr_t)info->si_addr);
+  lcc_buffer_string(out, "\",\"thread\":");
+  lcc_buffer_signed(out, thread_id);
+  lcc_buffer_string(out, ",\"thread_name\":");
+  lcc_buffer_json_string(out, thread_name);
+  lcc_buffer_string(out, thread_id == main_thread_id ? ",\"main_thread\":true" : ",\"main_thread\":false");
+  lcc_buffer_string(out, launch_finished ? ",\"after_launch\":true" : ",\"after_launch\":false");
+  lcc_buffer_string(out, ",\"entered\":");
+  lcc_buffer_unsigned(out, entered);
+  lcc_buffer_string(out, ",\"unwound\":");
+  lcc_buffer_unsigned(out, unwound);
+  lcc_buffer_string(out, ",\"frames\":[");
+  size_t head_count = total < head_capacity ? total : head_capacity;
+  for (size_t index = 0; index < head_count; index++) {
+    if (index) lcc_buffer_string(out, ",");
+    lcc_buffer_string(out, "\"");
+    lcc_buffer_hex(out, head_frames[index]);
+    lcc_buffer_string(out, "\"");
+  }
+  size_t tail_count = 0;
+  if (total > head_capacity) {
+    tail_count = total - head_capacity < LCC_TAIL_FRAMES ? total - head_capacity : LCC_TAIL_FRAMES;
+    for (size_t index = total - tail_count; index < total; index++) {
+      lcc_buffer_string(out, ",\"");
+      lcc_buffer_hex(out, tail_frames[(index - head_capacity) % LCC_TAIL_FRAMES]);
+      lcc_buffer_string(out, "\"");
+    }
+  }
+  lcc_buffer_string(out, "],\"frames_total\":");
+  lcc_buffer_unsigned(out, total);
+  lcc_buffer_string(out, ",\"frames_omitted\":");
+  lcc_buffer_unsigned(out, total - head_count - tail_count);
+  lcc_buffer_string(out, ",\"frames_omitted_at\":");
+  lcc_buffer_unsigned(out, head_count);
+  lcc_buffer_string(out, ",\"modules\":");
+  lcc_buffer_bytes(out, modules.data, modules.length);
+  // `done` is taken after unwinding and formatting, immediately before the write.
+  lcc_buffer_string(out, ",\"done\":");
+  lcc_buffer_unsigned(out, monotonic_now());
+  lcc_buffer_string(out, "}\n");
+  if (out->overflow) {
+    // Never emit half a JSON object: close it as well as the space allows.
+    out->length = out->size - 3;
+    lcc_buffer_bytes(out, "}\n", 2);
+  }
+  if (events_fd >= 0) write_all(events_fd, out->data, out->length);
+  if (report_path[0]) {
+    int fd = open(report_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+      write_all(fd, out->data, out->length);
+      fsync(fd);
+      close(fd);
+    }
+  }
+}
+
+static void crash_handler(int signo, siginfo_t *info, void *context) {
+  uint64_t entered = monotonic_now();
+  int saved_errno = errno;
+  pid_t thread_id = (pid_t)syscall(SYS_gettid);
+  int expected = 0;
+  if (!atomic_compare_exchange_strong(&handler_owner, &expected, thread_id)) {
+    if (expected == thread_id) {
+      // A fault inside our own handler: give up recording and die by the first signal.
+      int original = first_signal ? first_signal : signo;
+      restore_disposition(signo);
+      restore_disposition(original);
+      sigset_t unblock;
+      sigemptyset(&unblock);
+      sigaddset(&unblock, original);
+      sigprocmask(SIG_UNBLOCK, &unblock, NULL);
+      raise(original);
+      return;
+    }
+    // Another thread is recording its crash and will end the process; wait for that
+    // (bounded), then hand this signal on rather than deadlock.
+    struct timespec pause = {0, 1000000};
+    for (int waited = 0; waited < 2000 && atomic_load(&handler_owner) != 0; waited++) nanosleep(&pause, NULL);
+    pass_on(signo, info);
+    errno = saved_errno;
+    return;
+  }
+  first_signal = signo;
+  record_crash(signo, info, context, entered, thread_id);
+  errno = saved_errno;
+  // The guard stays held: the process is ending, and other crashing threads wait for it.
+  pass_on(signo, info);
+}
+
+int lcc_install(const lcc_options *options, char *error, size_t error_size) {
+  if (installed) lcc_uninstall();
+  if (!unwinder_loaded) {
+    if (lcc_unwinder_load(&unwinder, error, error_size) != 0) return -1;
+    unwinder_loaded = 1;
+  }
+  lcc_unwinder_warm_up(&unwinder);
+
+  max_frames = options->max_frames > 0 ? options->max_frames : 128;
+  if (max_frames < 4) max_frames = 4;
+  events_fd = options->events_fd;
+  report_path[0] = 0;
+  if (options->report_path && options->report_path[0]) {
+    if (strlen(options->report_path) >= sizeof report_path) {
+      snprintf(error, error_size, "crash report path too long");
+      return -1;
+    }
+    strcpy(report_path, options->report_path);
+  }
+  chain_to_previous = options->chain;
+  caught_signals = options->signals ? options->signals
+                                    : (1ull << SIGSEGV) | (1ull << SIGBUS) | (1ull << SIGILL) | (1ull << SIGFPE) |
+                                          (1ull << SIGABRT) | (1ull << SIGTRAP);
+  lcc_alt_stack_set_size(options->alt_stack_size ? options->alt_stack_size : 256 * 1024);
+
+  // Preallocated once: the handler never allocates.
+  if (head_frames) munmap(head_frames, sizeof(uintptr_t) * 128 * 1024);
+  head_frames = mmap(NULL, sizeof(uintptr_t) * 128 * 1024, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (head_frames == MAP_FAILED || max_frames > 128 * 1024) {
+    head_frames = NULL;
+    snprintf(error, error_size, "cannot allocate the frame buffer for %d frames", max_frames);
+    return -1;
+  }
+  if (lcc_refresh_modules() != 0) {
+    snprintf(error, error_size, "cannot capture the module map");
+    return -1;
+  }
+  size_t record_size = 4096 + (size_t)max_frames * 24 + modules.size;
+  if (record.data) munmap(record.data, record.size);
+  record.data = mmap(NULL, record_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (record.data == MAP_FAILED) {
+    record.data = NULL;
+    snprintf(error, error_size, "cannot allocate the record buffer");
+    return -1;
+  }
+  record.size = record_size;
+  memset(record.data, 0, record.size);  // touch the pages now, not in the handler
+
+  main_thread_id = getpid();
+  if (lcc_prepare_current_thread() != 0) {
+    snprintf(error, error_size, "cannot create an alternate signal stack: %s", strerror(errno));
+    return -1;
+  }
+  atomic_store(&handler_owner, 0);
+  for (int signo = 1; signo < LCC_MAX_SIGNAL; signo++) {
+    if (!(caught_signals & (1ull << signo))) continue;
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_sigaction = crash_handler;
+    action.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&action.sa_mask);
+    if (sigaction(signo, &action, &previous_actions[signo]) != 0) {
+      snprintf(error, error_size, "sigaction(%d): %s", signo, strerror(errno));
+      return -1;
+    }
+  }
+  installed = 1;
+  return 0;
+}
+
+void lcc_uninstall(void) {
+  if (!installed) return;
+  for (int signo = 1; signo < LCC_MAX_SIGNAL; signo++) {
+    if (caught_signals & (1ull << signo)) sigaction(signo, &previous_actions[signo], NULL);
+  }
+  installed = 0;
+}
+
+int lcc_refresh_modules(void) {
+  size_t size = 64 * 1024;
+  for (int attempt = 0; attempt < 6; attempt++, size *= 2) {
+    char *data = malloc(size);
+    if (!data) return -1;
+    lcc_buffer candidate = {.data = data, .size = size};
+    if (lcc_module_map_render(&candidate) == 0) {
+      // Swap in only a complete map; the old one is leaked on purpose if a handler could be reading it.
+      modules = candidate;
+      if (record.data && record.size < 4096 + (size_t)max_frames * 24 + modules.length) return -1;
+      return 0;
+    }
+    free(data);
+  }
+  return -1;
+}
+
+void lcc_set_launch_finished(int finished) { launch_finished = finished ? 1 : 0; }
+
+int lcc_is_installed(void) { return installed; }

@@ -1,0 +1,72 @@
+// Async-signal-safe formatting: plain loops over preallocated memory, no libc calls.
+#include "record_buffer.h"
+
+void lcc_buffer_reset(lcc_buffer *buffer) {
+  buffer->length = 0;
+  buffer->overflow = 0;
+}
+
+void lcc_buffer_bytes(lcc_buffer *buffer, const char *bytes, size_t count) {
+  for (size_t index = 0; index < count; index++) {
+    if (buffer->length >= buffer->size) {
+      buffer->overflow = 1;
+      return;
+    }
+    buffer->data[buffer->length++] = bytes[index];
+  }
+}
+
+void lcc_buffer_string(lcc_buffer *buffer, const char *text) {
+  size_t count = 0;
+  while (text[count]) count++;
+  lcc_buffer_bytes(buffer, text, count);
+}
+
+void lcc_buffer_unsigned(lcc_buffer *buffer, uint64_t value) {
+  char digits[20];
+  int count = 0;
+  do {
+    digits[count++] = (char)('0' + value % 10);
+    value /= 10;
+  } while (value);
+  while (count) lcc_buffer_bytes(buffer, &digits[--count], 1);
+}
+
+void lcc_buffer_signed(lcc_buffer *buffer, int64_t value) {
+  if (value < 0) {
+    lcc_buffer_bytes(buffer, "-", 1);
+    lcc_buffer_unsigned(buffer, (uint64_t)0 - (uint64_t)value);
+  } else {
+    lcc_buffer_unsigned(buffer, (uint64_t)value);
+  }
+}
+
+void lcc_buffer_hex(lcc_buffer *buffer, uint64_t value) {
+  static const char hex[] = "0123456789abcdef";
+  char digits[16];
+  int count = 0;
+  do {
+    digits[count++] = hex[value & 0xf];
+    value >>= 4;
+  } while (value);
+  lcc_buffer_bytes(buffer, "0x", 2);
+  while (count) lcc_buffer_bytes(buffer, &digits[--count], 1);
+}
+
+void lcc_buffer_json_string(lcc_buffer *buffer, const char *text) {
+  static const char hex[] = "0123456789abcdef";
+  lcc_buffer_bytes(buffer, "\"", 1);
+  for (const unsigned char *cursor = (const unsigned char *)text; *cursor; cursor++) {
+    unsigned char character = *cursor;
+    if (character == '"' || character == '\\') {
+      char escaped[2] = {'\\', (char)character};
+      lcc_buffer_bytes(buffer, escaped, 2);
+    } else if (character < 0x20) {
+      char escaped[6] = {'\\', 'u', '0', '0', hex[character >> 4], hex[character & 0xf]};
+      lcc_buffer_bytes(buffer, escaped, 6);
+    } else {
+      lcc_buffer_bytes(buffer, (const char *)cursor, 1);
+    }
+  }
+  lcc_buffer_bytes(buffer, "\"", 1);
+}

@@ -1,0 +1,79 @@
+import CCrashCapture
+import Foundation
+
+/// Why crash capture could not be installed.
+public struct CrashCaptureError: Error, CustomStringConvertible {
+  /// What went wrong, from the installer.
+  public var description: String
+}
+
+/// The async-signal-safe crash handler: on SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT and SIGTRAP
+/// it walks the crashing thread's stack with libunwind and writes one NDJSON `crash` record
+/// (raw PCs plus the module map captured at install; symbolize later, out of process), then
+/// hands the signal on so the process still dies by it.
+public enum CrashCapture {
+  /// Installation options.
+  public struct Options: Sendable {
+    /// A file descriptor the `crash` line is appended to (e.g. the events file).
+    public var eventsFileDescriptor: Int32?
+    /// A directory (usually the organizer's state directory) where the handler drops a crash
+    /// report, so the next launch knows why this one died.
+    public var reportDirectory: String?
+    /// Frames recorded at most; past it the first frames and the last 16 are kept.
+    public var maxFrames = 128
+    /// Hand the signal to the handler installed before (e.g. the Swift runtime's backtracer)
+    /// instead of the default action.
+    public var chainToPreviousHandler = true
+    /// The signals caught.
+    public var signals: [Int32] = [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP]
+    /// Bytes of each thread's alternate signal stack.
+    public var alternateStackSize = 256 * 1024
+
+    /// Default options: no destination yet.
+    public init() {}
+  }
+
+  /// Installs the handler (replacing an earlier installation) and gives the calling thread
+  /// an alternate signal stack.
+  public static func install(_ options: Options) throws(CrashCaptureError) {
+    var reportFile: String?
+    if let directory = options.reportDirectory {
+      reportFile = reportPath(directory: directory, identity: SystemProcessFacts.currentIdentity)
+    }
+    if let directory = options.reportDirectory { mkdir(directory, 0o755) }
+    var error = [CChar](repeating: 0, count: 512)
+    let signals = options.signals.reduce(UInt64(0)) { $0 | (1 << UInt64($1)) }
+    let result = (reportFile ?? "").withCString { path in
+      var raw = lcc_options(
+        events_fd: options.eventsFileDescriptor ?? -1, report_path: path, max_frames: Int32(options.maxFrames),
+        chain: options.chainToPreviousHandler ? 1 : 0, signals: signals, alt_stack_size: options.alternateStackSize)
+      return lcc_install(&raw, &error, error.count)
+    }
+    guard result == 0 else {
+      throw CrashCaptureError(description: String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+    }
+  }
+
+  /// Restores the handlers that were there before `install`.
+  public static func uninstall() { lcc_uninstall() }
+
+  /// Whether the handler is installed.
+  public static var isInstalled: Bool { lcc_is_installed() != 0 }
+
+  /// Gives the calling thread an alternate signal stack, so a stack overflow on it is caught.
+  /// Call once at the start of every thread you create (LaunchTasks' workers do).
+  @discardableResult
+  public static func prepareCurrentThread() -> Bool { lcc_prepare_current_thread() == 0 }
+
+  /// Re-captures the module map after loading code with `dlopen`.
+  @discardableResult
+  public static func refreshModules() -> Bool { lcc_refresh_modules() == 0 }
+
+  static func markLaunchFinished(_ finished: Bool) { lcc_set_launch_finished(finished ? 1 : 0) }
+
+  static let reportPrefix = "crash-"
+
+  static func reportPath(directory: String, identity: ProcessIdentity) -> String {
+    "\(directory)/\(reportPrefix)\(identity.pid)-\(identity.startTime).json"
+  }
+}
