@@ -6,5 +6,5 @@ struct Chaos: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "chaos",
     abstract: "Fault-injection harness and chaos suite for launch-crash protection.",
-    subcommands: [BenchCommand.self])
+    subcommands: [BenchCommand.self, SymbolizeCommand.self])
 }

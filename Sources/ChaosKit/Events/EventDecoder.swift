@@ -1,0 +1,81 @@
+import Foundation
+
+/// A line of an events file that is not a valid event.
+public struct EventDecodingError: Error, CustomStringConvertible, Equatable {
+  /// The events file.
+  public var path: String
+  /// 1-based line number.
+  public var line: Int
+  /// What is wrong with it.
+  public var cause: String
+
+  public var description: String { "\(path):\(line): \(cause)" }
+}
+
+/// Decodes an events file: NDJSON, one object a line, schema version `EventDecoder.schemaVersion`.
+///
+/// A truncated last line (the process died mid-write, so it has no newline) is tolerated and
+/// reported; any other malformed line is an error naming the file, the line and the cause.
+public enum EventDecoder {
+  /// The protocol schema this decoder reads.
+  public static let schemaVersion = 1
+
+  /// Fields each known event must carry, beyond `event`, `pid` and `t`.
+  public static let requiredFields: [String: [String]] = [
+    "launch": ["count", "mode"],
+    "task_start": ["task"], "task_end": ["task"],
+    "failpoint": ["name", "action"],
+    "protect_enter": ["count", "level"],
+    "life_action": ["key", "mode"],
+    "crash": ["signal", "code", "addr", "thread", "entered", "done", "frames", "modules"],
+  ]
+
+  /// The decoded events and whether a truncated last line was dropped.
+  public struct Result: Sendable {
+    /// Events in file order.
+    public var events: [TargetEvent]
+    /// The truncated last line, if the writer died mid-line.
+    public var truncatedTail: String?
+  }
+
+  /// Reads and decodes the file; a missing file is no events.
+  public static func decode(path: String) throws(EventDecodingError) -> Result {
+    guard let data = FileManager.default.contents(atPath: path) else { return Result(events: [], truncatedTail: nil) }
+    return try decode(data, path: path)
+  }
+
+  /// Decodes file contents.
+  public static func decode(_ data: Data, path: String) throws(EventDecodingError) -> Result {
+    var events: [TargetEvent] = []
+    var truncated: String?
+    let endsWithNewline = data.last == 0x0A
+    let lines = data.split(separator: 0x0A, omittingEmptySubsequences: false)
+    let decoder = JSONDecoder()
+    for (index, line) in lines.enumerated() {
+      let number = index + 1
+      let isLast = index == lines.count - 1
+      if line.isEmpty { continue }
+      guard let object = try? decoder.decode([String: JSONValue].self, from: Data(line)) else {
+        if isLast && !endsWithNewline {
+          truncated = String(decoding: line, as: UTF8.self)
+          continue
+        }
+        let preview = String(decoding: line.prefix(80), as: UTF8.self)
+        throw EventDecodingError(path: path, line: number, cause: "not a JSON object: \(preview.debugDescription)")
+      }
+      events.append(try validate(object, path: path, line: number))
+    }
+    return Result(events: events, truncatedTail: truncated)
+  }
+
+  private static func validate(_ object: [String: JSONValue], path: String, line: Int) throws(EventDecodingError) -> TargetEvent {
+    func fail(_ cause: String) -> EventDecodingError { EventDecodingError(path: path, line: line, cause: cause) }
+    guard let name = object["event"]?.string else { throw fail("missing string field 'event'") }
+    guard let pid = object["pid"]?.int else { throw fail("'\(name)' event: missing integer field 'pid'") }
+    guard let time = object["t"]?.int, time >= 0 else { throw fail("'\(name)' event: missing integer field 't'") }
+    for field in requiredFields[name] ?? [] where object[field] == nil {
+      throw fail("'\(name)' event: missing field '\(field)'")
+    }
+    return TargetEvent(name: name, pid: pid, time: UInt64(time), fields: object, line: line)
+  }
+}
