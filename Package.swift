@@ -51,6 +51,7 @@ let package = Package(
     ),
     .target(name: "TestSupport", path: "Tests/TestSupport"),
     .testTarget(name: "FailpointsTests", dependencies: ["Failpoints", "TestSupport"]),
+    .testTarget(name: "ChaosKitTests", dependencies: ["ChaosKit", "TestSupport"]),
     .testTarget(
       name: "LaunchProtectionTests",
       dependencies: ["LaunchProtection", "Failpoints", "TestSupport"]

@@ -112,7 +112,9 @@ static void pass_on(int signo, const siginfo_t *info) {
 }
 
 static void record_crash(int signo, const siginfo_t *info, void *context, uint64_t entered, pid_t thread_id) {
-  size_t head_capacity = (size_t)(max_frames > LCC_TAIL_FRAMES * 2 ? max_frames - LCC_TAIL_FRAMES : max_frames);
+  // Keep the first frames and the last `tail_keep` (the thread's bottom: who started the work).
+  size_t tail_keep = (size_t)max_frames / 4 < LCC_TAIL_FRAMES ? (size_t)max_frames / 4 : LCC_TAIL_FRAMES;
+  size_t head_capacity = (size_t)max_frames - tail_keep;
   size_t total = 0;
   unw_cursor_t cursor;
   if (unwinder_loaded && unwinder.init_local2(&cursor, (unw_context_t *)context, UNW_INIT_SIGNAL_FRAME) == 0) {
@@ -122,7 +124,7 @@ static void record_crash(int signo, const siginfo_t *info, void *context, uint64
       if (total < head_capacity) {
         head_frames[total] = (uintptr_t)ip;
       } else {
-        tail_frames[(total - head_capacity) % LCC_TAIL_FRAMES] = (uintptr_t)ip;
+        tail_frames[(total - head_capacity) % tail_keep] = (uintptr_t)ip;
       }
       total++;
     } while (total < LCC_STEP_LIMIT && unwinder.step(&cursor) > 0);
@@ -170,10 +172,10 @@ static void record_crash(int signo, const siginfo_t *info, void *context, uint64
   }
   size_t tail_count = 0;
   if (total > head_capacity) {
-    tail_count = total - head_capacity < LCC_TAIL_FRAMES ? total - head_capacity : LCC_TAIL_FRAMES;
+    tail_count = total - head_capacity < tail_keep ? total - head_capacity : tail_keep;
     for (size_t index = total - tail_count; index < total; index++) {
       lcc_buffer_string(out, ",\"");
-      lcc_buffer_hex(out, tail_frames[(index - head_capacity) % LCC_TAIL_FRAMES]);
+      lcc_buffer_hex(out, tail_frames[(index - head_capacity) % tail_keep]);
       lcc_buffer_string(out, "\"");
     }
   }

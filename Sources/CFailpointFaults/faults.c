@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 // Volatile operands keep the compiler from proving the fault away or turning it
@@ -32,4 +33,8 @@ __attribute__((noinline)) void cf_fault_integer_divide(void) {
 
 __attribute__((noinline)) void cf_fault_breakpoint(void) {
   __builtin_debugtrap();
+}
+
+void cf_set_thread_name(const char *name) {
+  prctl(PR_SET_NAME, name, 0, 0, 0);
 }

@@ -50,7 +50,8 @@ public enum CrashCapture {
       return lcc_install(&raw, &error, error.count)
     }
     guard result == 0 else {
-      throw CrashCaptureError(description: String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+      throw CrashCaptureError(
+        description: String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
     }
   }
 

@@ -12,6 +12,11 @@ enum EventTranslation {
         "reset_by_new_binary": decision.resetByNewBinary,
       ]
       if case .protect(let level) = decision.mode { fields["level"] = level.number }
+      if let crash = decision.previousCrash {
+        fields["previous_crash"] = [
+          "type": crash.type, "detail": crash.detail ?? "", "after_launch": crash.afterLaunch,
+        ]
+      }
       log.emit("launch", fields)
     case .protectEnter(let count, let level):
       log.emit("protect_enter", ["count": count, "level": level.number, "level_name": level.name])

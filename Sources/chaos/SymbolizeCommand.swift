@@ -41,7 +41,9 @@ struct SymbolizeCommand: ParsableCommand {
           encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
           print(String(decoding: try encoder.encode(backtrace), as: UTF8.self))
         } else {
-          print("\(file):\(event.line): \(record.signalName) (code \(record.code), addr \(record.addr)) on \(record.mainThread ? "the main thread" : "thread \(record.thread) \"\(record.threadName)\"") of pid \(record.pid), handler \(String(format: "%.1f", record.handlerLatencyMicroseconds)) µs")
+          print(
+            "\(file):\(event.line): \(record.signalName) (code \(record.code), addr \(record.addr)) on \(record.mainThread ? "the main thread" : "thread \(record.thread) \"\(record.threadName)\"") of pid \(record.pid), handler \(String(format: "%.1f", record.handlerLatencyMicroseconds)) µs"
+          )
           print(backtrace.description)
         }
       }

@@ -34,11 +34,12 @@ public enum ChildProcess {
   /// Spawns `executable` with `environment` added to a minimal one, in its own process group,
   /// and returns the pid. Standard output and error go to `/dev/null` unless paths are given.
   public static func spawn(
-    _ executable: String, arguments: [String] = [], environment: [String: String], stdout: String? = nil,
-    stderr: String? = nil
+    _ executable: String, arguments: [String] = [], environment: [String: String], unsetting: [String] = [],
+    stdout: String? = nil, stderr: String? = nil
   ) -> pid_t {
     var env = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "SWIFT_BACKTRACE": "enable=no"]
     env.merge(environment) { $1 }
+    for name in unsetting { env[name] = nil }
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }

@@ -14,4 +14,7 @@ void cf_fault_integer_divide(void);
 /// Executes a breakpoint instruction (int3): SIGTRAP.
 void cf_fault_breakpoint(void);
 
+/// Names the calling thread (prctl PR_SET_NAME, 15 characters at most), as crash records show it.
+void cf_set_thread_name(const char *name);
+
 #endif

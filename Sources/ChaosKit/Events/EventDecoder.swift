@@ -68,7 +68,9 @@ public enum EventDecoder {
     return Result(events: events, truncatedTail: truncated)
   }
 
-  private static func validate(_ object: [String: JSONValue], path: String, line: Int) throws(EventDecodingError) -> TargetEvent {
+  private static func validate(_ object: [String: JSONValue], path: String, line: Int) throws(EventDecodingError)
+    -> TargetEvent
+  {
     func fail(_ cause: String) -> EventDecodingError { EventDecodingError(path: path, line: line, cause: cause) }
     guard let name = object["event"]?.string else { throw fail("missing string field 'event'") }
     guard let pid = object["pid"]?.int else { throw fail("'\(name)' event: missing integer field 'pid'") }

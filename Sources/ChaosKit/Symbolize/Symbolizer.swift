@@ -94,7 +94,8 @@ public struct Symbolizer: Sendable {
       frames.append(frame)
     }
     if record.framesOmitted > 0 {
-      notes.append("\(record.framesOmitted) frames omitted after frame \(record.framesOmittedAt) (of \(record.framesTotal))")
+      notes.append(
+        "\(record.framesOmitted) frames omitted after frame \(record.framesOmittedAt) (of \(record.framesTotal))")
     }
     if let llvmSymbolizer {
       for (path, entries) in lookups.sorted(by: { $0.key < $1.key }) {
@@ -134,7 +135,8 @@ public struct Symbolizer: Sendable {
   }
 
   private func runLLVMSymbolizer(_ tool: String, path: String, offsets: [UInt64]) -> [LookupResult]? {
-    let arguments = ["--obj=\(path)", "--output-style=JSON", "--functions=linkage", "--no-demangle", "--inlines"]
+    let arguments =
+      ["--obj=\(path)", "--output-style=JSON", "--functions=linkage", "--no-demangle", "--inlines"]
       + offsets.map { "0x" + String($0, radix: 16) }
     guard let output = ToolLocator.run(tool, arguments),
       let array = (try? JSONSerialization.jsonObject(with: Data(output.utf8))) as? [[String: Any]]

@@ -10,8 +10,10 @@ public enum ToolLocator {
     if let swift = directories.lazy.map({ $0 + "/swift" }).first(where: FileManager.default.isExecutableFile),
       let resolved = try? FileManager.default.destinationOfSymbolicLink(atPath: swift)
     {
-      let toolchain = URL(fileURLWithPath: resolved, relativeTo: URL(fileURLWithPath: swift).deletingLastPathComponent())
-        .deletingLastPathComponent().path
+      let toolchain = URL(
+        fileURLWithPath: resolved, relativeTo: URL(fileURLWithPath: swift).deletingLastPathComponent()
+      )
+      .deletingLastPathComponent().path
       directories.insert(toolchain, at: 0)
     }
     for directory in directories {

@@ -1,0 +1,147 @@
+import ChaosKit
+import Foundation
+import TestSupport
+import XCTest
+
+/// Real crashes in real child processes (the reference app), captured by the handler.
+final class CrashCaptureTests: XCTestCase {
+  struct Crash {
+    var termination: Termination?
+    var events: [TargetEvent]
+    var record: CrashRecord?
+    var backtrace: Backtrace?
+    var stderr: String
+  }
+
+  let symbolizer = Symbolizer()
+
+  func crash(
+    _ failpoints: String, app: String = "{}", backtraceSetting: String? = "enable=no",
+    directory: TemporaryDirectory = TemporaryDirectory()
+  ) throws -> Crash {
+    var environment = [
+      "CHAOS_STATE_DIR": directory.file("state"), "CHAOS_EVENTS": directory.file("events.ndjson"),
+      "CHAOS_FAILPOINTS": failpoints, "CHAOS_APP": app,
+    ]
+    if let backtraceSetting { environment["SWIFT_BACKTRACE"] = backtraceSetting }
+    let pid = ChildProcess.spawn(
+      ChildProcess.product("chaos-target"), environment: environment,
+      unsetting: backtraceSetting == nil ? ["SWIFT_BACKTRACE"] : [],
+      stderr: directory.file("stderr.txt"))
+    let termination = ChildProcess.wait(pid, timeout: 60)
+    let events = try EventDecoder.decode(path: directory.file("events.ndjson")).events
+    let record = try events.last { $0.name == "crash" }.map { try CrashRecord(event: $0) }
+    let stderr = (try? String(contentsOfFile: directory.file("stderr.txt"), encoding: .utf8)) ?? ""
+    return Crash(
+      termination: termination, events: events, record: record, backtrace: record.map(symbolizer.symbolize),
+      stderr: stderr)
+  }
+
+  private func assertSane(
+    _ crash: Crash, signal: Int32, function: String, mainThread: Bool = true, file: StaticString = #filePath,
+    line: UInt = #line
+  ) {
+    XCTAssertEqual(
+      crash.termination, .signaled(signal), "the parent must see the original signal", file: file, line: line)
+    guard let record = crash.record, let backtrace = crash.backtrace else {
+      return XCTFail("no crash record; events: \(crash.events.map(\.name))", file: file, line: line)
+    }
+    XCTAssertEqual(record.signal, signal, file: file, line: line)
+    XCTAssertEqual(record.mainThread, mainThread, file: file, line: line)
+    XCTAssertFalse(record.modules.isEmpty, file: file, line: line)
+    XCTAssertTrue(
+      backtrace.contains(function), "expected \(function) in\n\(backtrace.description)", file: file, line: line)
+    // Latency fields: ordered, and the fault's timestamp precedes the handler.
+    XCTAssertLessThanOrEqual(record.entered, record.unwound, file: file, line: line)
+    XCTAssertLessThanOrEqual(record.unwound, record.done, file: file, line: line)
+    XCTAssertLessThan(record.done - record.entered, 5_000_000_000, "handler under 5 s", file: file, line: line)
+    if let fault = crash.events.last(where: { $0.name == "failpoint" }) {
+      XCTAssertLessThanOrEqual(fault.time, record.entered, "fault before handler entry", file: file, line: line)
+    }
+  }
+
+  func testEachFaultIsCapturedAndSymbolizedToTheCrashingFunction() throws {
+    let cases: [(String, Int32, String)] = [
+      ("segv", SIGSEGV, "cf_fault_null_write"), ("bus", SIGBUS, "cf_fault_bus"),
+      ("fpe", SIGFPE, "cf_fault_integer_divide"), ("abort", SIGABRT, "FaultInjection.perform"),
+      ("trap", SIGTRAP, "cf_fault_breakpoint"), ("fatal", SIGILL, "failpointFatalError"),
+      ("unwrap", SIGILL, "failpointUnwrap"), ("oob", SIGILL, "failpointOutOfBounds"),
+      ("overflow", SIGILL, "failpointOverflow"), ("stackoverflow", SIGSEGV, "failpointStackOverflow"),
+    ]
+    for (action, signal, function) in cases {
+      let result = try crash("task.network=\(action)")
+      assertSane(result, signal: signal, function: function)
+    }
+  }
+
+  func testStackOverflowOnABackgroundThreadIsCaught() throws {
+    let result = try crash("task.network=thread(stackoverflow)")
+    assertSane(result, signal: SIGSEGV, function: "failpointStackOverflow", mainThread: false)
+    XCTAssertEqual(result.record?.threadName, "failpoint")
+    // Deep stack: the cap keeps the first frames and the thread's bottom frames.
+    XCTAssertGreaterThan(result.record?.framesOmitted ?? 0, 0)
+    XCTAssertTrue(result.backtrace?.contains("BackgroundThread") ?? false, result.backtrace?.description ?? "")
+  }
+
+  func testCrashOnABackgroundThreadWhileTheMainThreadRuns() throws {
+    let result = try crash("task.network=thread(segv)")
+    assertSane(result, signal: SIGSEGV, function: "cf_fault_null_write", mainThread: false)
+    XCTAssertNotEqual(result.record?.thread, result.record?.pid)
+  }
+
+  func testFrameCapIsHonoured() throws {
+    let result = try crash("task.network=stackoverflow", app: "{\"max_frames\": 32}")
+    XCTAssertEqual(result.record?.frames.count, 32)
+    XCTAssertGreaterThan(result.record?.framesTotal ?? 0, 1000)
+  }
+
+  func testSwiftBacktraceSettingsWithAndWithoutChaining() throws {
+    for setting in [nil, "enable=no", "enable=yes,interactive=no"] {
+      for chain in [false, true] {
+        let label = "SWIFT_BACKTRACE=\(setting ?? "(unset)") chain=\(chain)"
+        let started = Date()
+        let result = try crash("task.network=fatal", app: "{\"chain\": \(chain)}", backtraceSetting: setting)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 30, "\(label): must never hang")
+        XCTAssertEqual(result.termination, .signaled(SIGILL), label)
+        XCTAssertNotNil(result.record, "\(label): our record is written first")
+        let runtimeBacktrace = result.stderr.contains("Backtrace") || result.stderr.contains("crashed")
+        let runtimeHandlerInstalled = setting != "enable=no"
+        XCTAssertEqual(
+          runtimeBacktrace, chain && runtimeHandlerInstalled, "\(label): stderr was \(result.stderr.prefix(300))")
+      }
+    }
+  }
+
+  func testNextLaunchKnowsWhyThePreviousDied() throws {
+    let directory = TemporaryDirectory()
+    _ = try crash("task.network=segv", app: "{\"threshold\": 100}", directory: directory)
+    let next = try crash("", app: "{\"threshold\": 100}", directory: directory)
+    XCTAssertEqual(next.termination, .exited(0))
+    let launch = next.events.last { $0.name == "launch" }
+    XCTAssertEqual(launch?["count"]?.int, 1)
+    guard case .object(let previous) = launch?["previous_crash"] else {
+      return XCTFail("no previous_crash in \(String(describing: launch))")
+    }
+    XCTAssertEqual(previous["type"]?.string, "SIGSEGV")
+    XCTAssertEqual(previous["after_launch"]?.bool, false)
+    XCTAssertTrue(previous["detail"]?.string?.contains("main thread") ?? false)
+    let reports = try FileManager.default.contentsOfDirectory(atPath: directory.file("state")).filter {
+      $0.hasPrefix("crash-")
+    }
+    XCTAssertEqual(reports, [], "the report is consumed once its cause is persisted")
+  }
+
+  func testCrashAfterLaunchingFinishedIsRecordedNotCounted() throws {
+    let directory = TemporaryDirectory()
+    let app = "{\"threshold\": 1, \"life_actions\": [\"serve\"]}"
+    let first = try crash("life.serve=segv", app: app, directory: directory)
+    XCTAssertEqual(first.termination, .signaled(SIGSEGV))
+    XCTAssertEqual(first.record?.afterLaunch, true)
+    let next = try crash("", app: app, directory: directory)
+    let launch = next.events.last { $0.name == "launch" }
+    XCTAssertEqual(launch?["count"]?.int, 0, "a crash after launchingFinished never counts")
+    XCTAssertEqual(launch?["mode"]?.string, "normal")
+    guard case .object(let previous) = launch?["previous_crash"] else { return XCTFail("no previous_crash") }
+    XCTAssertEqual(previous["after_launch"]?.bool, true)
+  }
+}
