@@ -17,10 +17,9 @@ final class LifecycleAndRegistrationTests: XCTestCase {
   func testLifecycleEventsGoToFinishedTasksInDependencyOrder() throws {
     let log = RunLog()
     func task(_ name: String, after: [String] = [], fails: Bool = false) -> ClosureTask {
-      ClosureTask(name, after: after, placement: .launchingThread, lifecycle: { log.append("\(name):\($0)") }) {
-        context in
-        if fails { context.fail(POSIXError(.EIO)) }
-      }
+      ClosureTask(
+        name, after: after, placement: .launchingThread, lifecycle: { log.append("\(name):\($0)") },
+        body: { context in if fails { context.fail(POSIXError(.EIO)) } })
     }
     let workflow = Workflow()
     workflow.add([
