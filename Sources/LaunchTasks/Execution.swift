@@ -136,6 +136,11 @@ final class Execution: @unchecked Sendable {
 
   private func settle(_ index: Int, _ outcome: TaskOutcome, start: UInt64, thread: String) {
     let end = MonotonicClock.nanoseconds()
+    // Observers hear of a task's end before any dependent can start.
+    switch outcome {
+    case .finished: options.observer?(.taskFinished(name: graph.tasks[index].name))
+    case .failed(let reason): options.observer?(.taskFailed(name: graph.tasks[index].name, reason: reason))
+    }
     var failedNow: [(String, String)] = []
     condition.lock()
     startTimes[index] = nil
@@ -151,7 +156,6 @@ final class Execution: @unchecked Sendable {
     case .failed(let reason):
       states[index] = .failed(reason)
       settled += 1
-      failedNow.append((graph.tasks[index].name, reason))
       // Everything downstream can never run: fail it now, naming the cause.
       var stack = graph.successors[index].map { (task: $0, cause: index) }
       while let (next, cause) = stack.popLast() {
@@ -167,9 +171,6 @@ final class Execution: @unchecked Sendable {
     }
     condition.broadcast()
     condition.unlock()
-    switch outcome {
-    case .finished: options.observer?(.taskFinished(name: graph.tasks[index].name))
-    case .failed: for (name, reason) in failedNow { options.observer?(.taskFailed(name: name, reason: reason)) }
-    }
+    for (name, reason) in failedNow { options.observer?(.taskFailed(name: name, reason: reason)) }
   }
 }

@@ -1,20 +1,39 @@
 import Foundation
 
-/// The reference app's configuration, read from `CHAOS_APP` (JSON). Every field is optional.
+/// The reference app's configuration, read from `CHAOS_APP` (JSON). Every field is optional;
+/// unknown fields are an error.
 ///
 /// ```json
 /// { "threshold": 2,
 ///   "levels": [{"name": "clear-caches", "at": 2}, {"name": "reset-config", "at": 4}],
+///   "repairs": ["clear-cache", "disable-task:network", "reset-config"],
 ///   "protect_finish": "immediate" | "after_life_actions" | "never",
 ///   "launching_finished": true,
 ///   "life_actions": ["didBecomeActive"],
 ///   "stay_up": false,
+///   "task_overrides": {"network": {"after": ["config"], "placement": "concurrent", "priority": 10, "sleep_ms": 50}},
+///   "extra_tasks": [{"name": "search-index", "after": ["database"]}],
+///   "disabled_tasks": ["analytics"],
+///   "concurrency": 2, "print_timeline": false,
 ///   "crash_capture": true, "chain": false, "max_frames": 128 }
 /// ```
 struct AppConfiguration: Decodable {
   struct Level: Decodable {
     var name: String
     var at: Int
+  }
+
+  struct TaskOverride: Decodable {
+    var name: String?
+    var after: [String]?
+    var placement: String?
+    var priority: Int?
+    var sleepMilliseconds: Int?
+
+    enum CodingKeys: String, CodingKey {
+      case name, after, placement, priority
+      case sleepMilliseconds = "sleep_ms"
+    }
   }
 
   enum ProtectFinish: String, Decodable {
@@ -25,11 +44,16 @@ struct AppConfiguration: Decodable {
 
   var threshold: Int?
   var levels: [Level]?
+  var repairs: [String]?
   var protectFinish: ProtectFinish?
   var launchingFinished: Bool?
   var lifeActions: [String]?
   var stayUp: Bool?
-  var tasks: [String]?
+  var taskOverrides: [String: TaskOverride]?
+  var extraTasks: [TaskOverride]?
+  var disabledTasks: [String]?
+  var concurrency: Int?
+  var printTimeline: Bool?
   /// Install the crash handler (default true).
   var crashCapture: Bool?
   /// Hand crashes on to the previous handler, e.g. the Swift runtime's backtracer (default false:
@@ -38,18 +62,35 @@ struct AppConfiguration: Decodable {
   /// Frame cap of crash records (default 128).
   var maxFrames: Int?
 
-  enum CodingKeys: String, CodingKey {
-    case threshold, levels, tasks, chain
-    case crashCapture = "crash_capture"
-    case maxFrames = "max_frames"
+  enum CodingKeys: String, CodingKey, CaseIterable {
+    case threshold, levels, repairs, concurrency, chain
     case protectFinish = "protect_finish"
     case launchingFinished = "launching_finished"
     case lifeActions = "life_actions"
     case stayUp = "stay_up"
+    case taskOverrides = "task_overrides"
+    case extraTasks = "extra_tasks"
+    case disabledTasks = "disabled_tasks"
+    case printTimeline = "print_timeline"
+    case crashCapture = "crash_capture"
+    case maxFrames = "max_frames"
   }
 
   static func load(from text: String?) throws -> AppConfiguration {
     guard let text, !text.trimmingCharacters(in: .whitespaces).isEmpty else { return AppConfiguration() }
-    return try JSONDecoder().decode(AppConfiguration.self, from: Data(text.utf8))
+    let data = Data(text.utf8)
+    if let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] {
+      let known = Set(CodingKeys.allCases.map(\.rawValue))
+      if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
+        throw ConfigurationError(
+          message: "unknown field '\(unknown)' (known: \(known.sorted().joined(separator: ", ")))")
+      }
+    }
+    return try JSONDecoder().decode(AppConfiguration.self, from: data)
   }
+}
+
+struct ConfigurationError: Error, CustomStringConvertible {
+  var message: String
+  var description: String { message }
 }

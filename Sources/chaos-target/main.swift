@@ -19,6 +19,15 @@ do {
   fail("invalid CHAOS_APP: \(error)")
 }
 
+for repair in configuration.repairs ?? [] {
+  if let problem = Repairs.problem(with: repair) { fail("invalid CHAOS_APP: \(problem)") }
+}
+
+if CommandLine.arguments.dropFirst().first == "--bench-scheduler" {
+  SchedulerBenchmark.run(arguments: Array(CommandLine.arguments.dropFirst(2)))
+  exit(0)
+}
+
 let failpoints = FailpointRegistry.shared
 failpoints.declare(ReferenceApp.failpointNames(configuration))
 if let seed = environment["CHAOS_SEED"] {

@@ -69,13 +69,15 @@ final class CrashCaptureTests: XCTestCase {
       ("overflow", SIGILL, "failpointOverflow"), ("stackoverflow", SIGSEGV, "failpointStackOverflow"),
     ]
     for (action, signal, function) in cases {
-      let result = try crash("task.network=\(action)")
+      // `config` runs on the launching (main) thread.
+      let result = try crash("task.config=\(action)")
       assertSane(result, signal: signal, function: function)
+      XCTAssertTrue(result.backtrace?.contains("ConfigTask.run") ?? false, "\(action): the task's own frame")
     }
   }
 
   func testStackOverflowOnABackgroundThreadIsCaught() throws {
-    let result = try crash("task.network=thread(stackoverflow)")
+    let result = try crash("task.config=thread(stackoverflow)")
     assertSane(result, signal: SIGSEGV, function: "failpointStackOverflow", mainThread: false)
     XCTAssertEqual(result.record?.threadName, "failpoint")
     // Deep stack: the cap keeps the first frames and the thread's bottom frames.
@@ -83,14 +85,34 @@ final class CrashCaptureTests: XCTestCase {
     XCTAssertTrue(result.backtrace?.contains("BackgroundThread") ?? false, result.backtrace?.description ?? "")
   }
 
+  func testCrashInAConcurrentTaskIsOnAWorkerThreadAndNamesTheTask() throws {
+    let result = try crash("task.network=segv")
+    assertSane(result, signal: SIGSEGV, function: "NetworkTask.run", mainThread: false)
+    XCTAssertEqual(result.record?.threadName.hasPrefix("launch-worker"), true)
+  }
+
+  func testTwoThreadsCrashingAtOnceLeaveOneWholeRecord() throws {
+    // database and network are concurrent siblings; both fault at the same moment.
+    let app = "{\"concurrency\": 2, \"task_overrides\": {\"database\": {\"sleep_ms\": 0}}}"
+    for _ in 0..<5 {
+      let result = try crash("task.network=segv;task.database=fpe", app: app)
+      guard case .signaled(let signal) = result.termination else {
+        return XCTFail("\(String(describing: result.termination))")
+      }
+      XCTAssertTrue([SIGSEGV, SIGFPE].contains(signal))
+      XCTAssertEqual(result.events.filter { $0.name == "crash" }.count, 1, "exactly one record, never two interleaved")
+      XCTAssertEqual(result.record?.signal, signal, "the recorded crash is the one the process died of")
+    }
+  }
+
   func testCrashOnABackgroundThreadWhileTheMainThreadRuns() throws {
-    let result = try crash("task.network=thread(segv)")
+    let result = try crash("task.config=thread(segv)")
     assertSane(result, signal: SIGSEGV, function: "cf_fault_null_write", mainThread: false)
     XCTAssertNotEqual(result.record?.thread, result.record?.pid)
   }
 
   func testFrameCapIsHonoured() throws {
-    let result = try crash("task.network=stackoverflow", app: "{\"max_frames\": 32}")
+    let result = try crash("task.config=stackoverflow", app: "{\"max_frames\": 32}")
     XCTAssertEqual(result.record?.frames.count, 32)
     XCTAssertGreaterThan(result.record?.framesTotal ?? 0, 1000)
   }
@@ -114,7 +136,7 @@ final class CrashCaptureTests: XCTestCase {
 
   func testNextLaunchKnowsWhyThePreviousDied() throws {
     let directory = TemporaryDirectory()
-    _ = try crash("task.network=segv", app: "{\"threshold\": 100}", directory: directory)
+    _ = try crash("task.config=segv", app: "{\"threshold\": 100}", directory: directory)
     let next = try crash("", app: "{\"threshold\": 100}", directory: directory)
     XCTAssertEqual(next.termination, .exited(0))
     let launch = next.events.last { $0.name == "launch" }

@@ -1,0 +1,50 @@
+import ChaosKit
+import Foundation
+import XCTest
+
+final class EventDecoderTests: XCTestCase {
+  func decode(_ text: String) throws -> EventDecoder.Result {
+    try EventDecoder.decode(Data(text.utf8), path: "events.ndjson")
+  }
+
+  func testWellFormedEventsDecodeWithLineNumbers() throws {
+    let result = try decode(
+      "{\"event\":\"launch\",\"pid\":7,\"t\":10,\"count\":1,\"mode\":\"normal\"}\n\n{\"event\":\"custom\",\"pid\":7,\"t\":11}\n"
+    )
+    XCTAssertEqual(result.events.map(\.name), ["launch", "custom"])
+    XCTAssertEqual(result.events.map(\.line), [1, 3])
+    XCTAssertEqual(result.events[0]["count"]?.int, 1)
+    XCTAssertNil(result.truncatedTail)
+  }
+
+  func testTruncatedLastLineIsTolerated() throws {
+    let result = try decode(
+      "{\"event\":\"task_start\",\"pid\":7,\"t\":10,\"task\":\"a\"}\n{\"event\":\"crash\",\"pid\":7,\"t\":1")
+    XCTAssertEqual(result.events.count, 1)
+    XCTAssertEqual(result.truncatedTail, "{\"event\":\"crash\",\"pid\":7,\"t\":1")
+  }
+
+  func testGarbageLinesFailNamingFileLineAndCause() {
+    let cases: [(String, Int, String)] = [
+      (
+        "{\"event\":\"launch\",\"pid\":1,\"t\":1,\"count\":0,\"mode\":\"normal\"}\nnot json\n{}\n", 2,
+        "not a JSON object"
+      ),
+      ("[1,2]\n", 1, "not a JSON object"),
+      ("{\"pid\":1,\"t\":1}\n", 1, "missing string field 'event'"),
+      ("{\"event\":\"x\",\"t\":1}\n", 1, "missing integer field 'pid'"),
+      ("{\"event\":\"x\",\"pid\":1}\n", 1, "missing integer field 't'"),
+      ("{\"event\":\"launch\",\"pid\":1,\"t\":1,\"mode\":\"normal\"}\n", 1, "'launch' event: missing field 'count'"),
+      ("{\"event\":\"crash\",\"pid\":1,\"t\":1}\n", 1, "'crash' event: missing field 'signal'"),
+    ]
+    for (text, line, cause) in cases {
+      XCTAssertThrowsError(try decode(text), text) { error in
+        guard let error = error as? EventDecodingError else { return XCTFail("\(error)") }
+        XCTAssertEqual(error.path, "events.ndjson")
+        XCTAssertEqual(error.line, line, text)
+        XCTAssertTrue(error.cause.contains(cause), "\(error.cause) lacks \(cause)")
+        XCTAssertTrue(error.description.hasPrefix("events.ndjson:\(line): "))
+      }
+    }
+  }
+}
