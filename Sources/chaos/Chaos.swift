@@ -6,5 +6,6 @@ struct Chaos: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "chaos",
     abstract: "Fault-injection harness and chaos suite for launch-crash protection.",
-    subcommands: [BenchCommand.self, SymbolizeCommand.self])
+    subcommands: [RunCommand.self, ListCommand.self, ValidateCommand.self, SymbolizeCommand.self, BenchCommand.self],
+    defaultSubcommand: nil)
 }

@@ -1,0 +1,61 @@
+import Foundation
+
+/// The human-readable reports: a live line per scenario, a summary table, and the Markdown
+/// summary for GitHub Actions' step summary.
+public enum SummaryReport {
+  /// One line for a finished scenario: `✓ counting/name (3 launches, 0.4 s) [5/40]`.
+  public static func line(_ result: ScenarioResult, done: Int, total: Int, color: Bool) -> String {
+    let (mark, code) =
+      switch result.status {
+      case "passed": ("✓", "32")
+      case "failed": ("✗", "31")
+      default: ("!", "33")
+      }
+    let launches = Set(result.processes.map(\.launch)).count
+    let text =
+      "\(mark) \(result.group)/\(URL(fileURLWithPath: result.path).deletingPathExtension().lastPathComponent) — \(result.name) (\(launches) launches, \(String(format: "%.2f", result.seconds)) s) [\(done)/\(total)]"
+    return color ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
+  }
+
+  /// Totals, then every failure message.
+  public static func table(_ results: [ScenarioResult]) -> String {
+    let passed = results.filter(\.passed).count
+    let failed = results.filter { $0.status == "failed" }.count
+    let errors = results.filter { $0.status == "error" }.count
+    let processes = results.reduce(0) { $0 + $1.processes.count }
+    var lines = [
+      "",
+      "scenarios: \(results.count)   passed: \(passed)   failed: \(failed)   errors: \(errors)   processes: \(processes)",
+    ]
+    let latencies = results.flatMap(\.processes).compactMap(\.handlerLatencyMicroseconds)
+    if !latencies.isEmpty {
+      let summary = LatencySummary(nanoseconds: latencies.map { UInt64($0 * 1000) })
+      lines.append(
+        "crash handler latency (µs): n=\(summary.count) p50=\(String(format: "%.1f", summary.p50)) p99=\(String(format: "%.1f", summary.p99)) max=\(String(format: "%.1f", summary.max))"
+      )
+    }
+    for result in results where !result.passed {
+      lines.append("")
+      lines.append("\(result.status.uppercased()): \(result.name)")
+      lines += result.messages.map { "  " + $0.replacingOccurrences(of: "\n", with: "\n  ") }
+    }
+    return lines.joined(separator: "\n")
+  }
+
+  /// GitHub-flavoured Markdown.
+  public static func markdown(_ results: [ScenarioResult]) -> String {
+    let passed = results.filter(\.passed).count
+    var text =
+      "## chaos run: \(passed)/\(results.count) scenarios passed\n\n| | group | scenario | launches | seconds |\n|---|---|---|---|---|\n"
+    for result in results {
+      let mark = result.passed ? "✅" : (result.status == "failed" ? "❌" : "⚠️")
+      text +=
+        "| \(mark) | \(result.group) | \(result.name) | \(Set(result.processes.map(\.launch)).count) | \(String(format: "%.2f", result.seconds)) |\n"
+    }
+    for result in results where !result.passed {
+      text +=
+        "\n<details><summary>\(result.name)</summary>\n\n```\n\(result.messages.joined(separator: "\n"))\n```\n</details>\n"
+    }
+    return text
+  }
+}

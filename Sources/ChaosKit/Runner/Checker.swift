@@ -1,0 +1,137 @@
+import Foundation
+import LaunchProtection
+
+/// Everything observed about one process, for the assertions.
+struct Observation {
+  var end: ProcessEnd
+  var events: [TargetEvent]
+  var crash: CrashRecord?
+  var backtrace: Backtrace?
+  var state: Result<LaunchState?, StateStore.ReadError>
+  var stateDirectory: String
+
+  var outcome: Outcome {
+    switch end {
+    case .timedOut: return .timeout
+    case .signaled(SIGKILL): return .killed
+    case .signaled: return .crash
+    case .exited(0) where events.contains(where: { $0.name == "launching_finished" }): return .finished
+    case .exited: return .exit
+    }
+  }
+
+  var launchEvent: TargetEvent? { events.first { $0.name == "launch" } }
+}
+
+/// The assertions: each expectation compared with what was observed, as readable failures.
+enum Checker {
+  static func check(_ expect: Expectation, _ seen: Observation) -> [String] {
+    var failures: [String] = []
+    func fail(_ what: String, expected: String, saw: String) {
+      failures.append("expected \(what) \(expected), saw \(saw)")
+    }
+    if let outcome = expect.outcome, seen.outcome != outcome {
+      fail("outcome", expected: outcome.rawValue, saw: "\(seen.outcome.rawValue) (\(seen.end))")
+    }
+    if let signal = expect.signal, seen.end != .signaled(signal) {
+      fail("signal", expected: Signals.name(signal), saw: seen.end.description)
+    }
+    if let code = expect.exitCode, seen.end != .exited(code) {
+      fail("exit_code", expected: String(code), saw: seen.end.description)
+    }
+    let launch = seen.launchEvent
+    if let count = expect.count, launch?["count"]?.int != count {
+      fail("count", expected: String(count), saw: launch?["count"]?.description ?? "no launch event")
+    }
+    if let mode = expect.mode, launch?["mode"]?.string != mode {
+      fail("mode", expected: mode, saw: launch?["mode"]?.string ?? "no launch event")
+    }
+    if let level = expect.level, launch?["level"]?.int != level {
+      fail("level", expected: String(level), saw: launch?["level"]?.description ?? "none")
+    }
+    if let relaunched = expect.relaunched {
+      let did = seen.events.contains { $0.name == "relaunch" }
+      if did != relaunched { fail("relaunched", expected: String(relaunched), saw: String(did)) }
+    }
+    if let missing = firstMissing(expect.events, in: seen.events) {
+      fail(
+        "events in order", expected: expect.events.map(\.description).joined(separator: " → "),
+        saw: "no \(missing) after the earlier ones (events: \(seen.events.map(\.name).joined(separator: ", ")))")
+    }
+    for pattern in expect.noEvents {
+      if let found = seen.events.first(where: { matches(pattern, $0) }) {
+        fail("no event", expected: pattern.description, saw: "one at events line \(found.line)")
+      }
+    }
+    if !expect.backtraceContains.isEmpty {
+      if let backtrace = seen.backtrace {
+        for text in expect.backtraceContains where !backtrace.contains(text) {
+          failures.append("expected backtrace_contains '\(text)', saw frames:\n\(backtrace.description)")
+        }
+      } else {
+        fail("backtrace_contains", expected: expect.backtraceContains.joined(separator: ", "), saw: "no crash record")
+      }
+    }
+    if let bound = expect.handlerLatencyMicroseconds {
+      if let crash = seen.crash {
+        if crash.handlerLatencyMicroseconds > bound {
+          fail(
+            "handler_latency_us", expected: "≤ \(bound)", saw: String(format: "%.1f", crash.handlerLatencyMicroseconds))
+        }
+      } else {
+        fail("handler_latency_us", expected: "≤ \(bound)", saw: "no crash record")
+      }
+    }
+    if let state = expect.state { failures += checkState(state, seen) }
+    return failures
+  }
+
+  private static func checkState(_ expect: StateExpectation, _ seen: Observation) -> [String] {
+    var failures: [String] = []
+    let state: LaunchState?
+    switch seen.state {
+    case .success(let value): state = value
+    case .failure(let error):
+      return ["expected a readable state, saw \(error.description)"]
+    }
+    func fail(_ what: String, _ expected: String, _ saw: String) {
+      failures.append("expected state.\(what) \(expected), saw \(saw)")
+    }
+    if let count = expect.count, state?.consecutiveCrashes != count {
+      fail("count", String(count), state.map { String($0.consecutiveCrashes) } ?? "no state file")
+    }
+    if let running = expect.launchesInProgress, state?.launchesInProgress.count != running {
+      fail(
+        "launches_in_progress", String(running), state.map { String($0.launchesInProgress.count) } ?? "no state file")
+    }
+    if let level = expect.attemptedLevel, (state?.attemptedProtectLevel ?? 0) != level {
+      fail("attempted_level", String(level), String(state?.attemptedProtectLevel ?? 0))
+    }
+    if let type = expect.lastCrashType, state?.lastCrashCause?.type != type {
+      fail("last_crash_type", type, state?.lastCrashCause?.type ?? "none")
+    }
+    if let reason = expect.lastUncountedExit, state?.lastUncountedExit?.reason.rawValue != reason {
+      fail("last_uncounted_exit", reason, state?.lastUncountedExit?.reason.rawValue ?? "none")
+    }
+    if let movedAside = expect.movedAside {
+      let names = (try? FileManager.default.contentsOfDirectory(atPath: seen.stateDirectory)) ?? []
+      let found = names.contains { $0.hasPrefix("launch-state.json.") && !$0.contains(".tmp-") }
+      if found != movedAside { fail("moved_aside", String(movedAside), String(found)) }
+    }
+    return failures
+  }
+
+  /// The first pattern not found, in order, as a subsequence of the events.
+  static func firstMissing(_ patterns: [EventPattern], in events: [TargetEvent]) -> EventPattern? {
+    var cursor = events.startIndex
+    for pattern in patterns {
+      guard let found = events[cursor...].firstIndex(where: { matches(pattern, $0) }) else { return pattern }
+      cursor = found + 1
+    }
+    return nil
+  }
+
+  static func matches(_ pattern: EventPattern, _ event: TargetEvent) -> Bool {
+    event.name == pattern.name && pattern.fields.allSatisfy { event[$0.key] == $0.value }
+  }
+}

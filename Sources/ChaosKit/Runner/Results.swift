@@ -1,0 +1,56 @@
+/// What one process of one launch did.
+public struct ProcessResult: Codable, Sendable {
+  /// 1-based launch number in the scenario.
+  public var launch: Int
+  /// The launch entry's line in the file.
+  public var line: Int
+  /// 1-based repetition (`repeat`).
+  public var iteration: Int
+  /// 1-based process (`parallel`).
+  public var process: Int
+  /// Process id.
+  public var pid: Int32
+  /// How it ended, e.g. `SIGSEGV`, `exit(0)`, `timeout`.
+  public var end: String
+  /// The outcome class.
+  public var outcome: String
+  /// The count from its `launch` event.
+  public var count: Int?
+  /// The mode from its `launch` event.
+  public var mode: String?
+  /// Whether it relaunched after protect finish.
+  public var relaunched: Bool
+  /// Crash handler latency (entry → record written), µs.
+  public var handlerLatencyMicroseconds: Double?
+  /// Fault → handler entry (delivery), µs, when the fault was a failpoint.
+  public var deliveryLatencyMicroseconds: Double?
+  /// Wall time from spawn to reap, ms.
+  public var durationMilliseconds: Double
+  /// Where its output, events and (for the last process) state are kept.
+  public var artifacts: String
+  /// Failed expectations.
+  public var failures: [String]
+}
+
+/// A scenario's result.
+public struct ScenarioResult: Codable, Sendable {
+  /// The file.
+  public var path: String
+  /// Its name.
+  public var name: String
+  /// Its group (folder).
+  public var group: String
+  /// `passed`, `failed` or `error` (the scenario could not run: bad file, missing target).
+  public var status: String
+  /// Failure or error messages, each naming the launch, the expectation and what was seen.
+  public var messages: [String]
+  /// Every process run.
+  public var processes: [ProcessResult]
+  /// Wall time, seconds.
+  public var seconds: Double
+  /// Artifacts directory (kept on failure or with `--keep`), nil when removed.
+  public var artifacts: String?
+
+  /// Whether it passed.
+  public var passed: Bool { status == "passed" }
+}

@@ -1,0 +1,22 @@
+import Foundation
+
+/// How `chaos run` runs scenarios.
+public struct RunOptions: Sendable {
+  /// Scenarios run at once.
+  public var jobs = max(1, ProcessInfo.processInfo.activeProcessorCount)
+  /// Run each scenario this many times.
+  public var repeatCount = 1
+  /// `CHAOS_SEED` for every launch (reproducible probabilistic failpoints).
+  public var seed: UInt64?
+  /// Run this program instead of each scenario's target.
+  public var targetOverride: String?
+  /// Keep the artifacts of passing scenarios too.
+  public var keepArtifacts = false
+  /// Where artifacts go.
+  public var artifactsDirectory = FileManager.default.currentDirectoryPath + "/chaos-artifacts"
+  /// The reference app, resolved for `target: chaos-target`.
+  public var referenceTarget: String?
+
+  /// Default options.
+  public init() {}
+}

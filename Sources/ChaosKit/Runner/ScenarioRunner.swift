@@ -1,0 +1,218 @@
+import Foundation
+import LaunchProtection
+
+/// Runs one scenario: a fresh state directory, its launches in order, each process spawned
+/// with the protocol's environment, its events decoded and its expectations checked.
+public struct ScenarioRunner: Sendable {
+  /// Options in force.
+  public var options: RunOptions
+  private let symbolizer = Symbolizer()
+
+  /// Creates a runner.
+  public init(options: RunOptions) { self.options = options }
+
+  /// Runs the scenario; `round` numbers repeats of the whole scenario (`--repeat`).
+  public func run(_ scenario: Scenario, round: Int = 1) -> ScenarioResult {
+    let started = Date()
+    let suffix = options.repeatCount > 1 ? "-r\(round)" : ""
+    let workDirectory = "\(options.artifactsDirectory)/\(scenario.group)-\(scenario.identifier)\(suffix)"
+    var result = ScenarioResult(
+      path: scenario.path, name: scenario.name, group: scenario.group, status: "passed", messages: [], processes: [],
+      seconds: 0, artifacts: workDirectory)
+    defer {}
+    try? FileManager.default.removeItem(atPath: workDirectory)
+    do {
+      try FileManager.default.createDirectory(atPath: workDirectory, withIntermediateDirectories: true)
+      var target = try resolveTarget(scenario)
+      let stateDirectory = workDirectory + "/state"
+      launches: for (index, spec) in scenario.launches.enumerated() {
+        let number = index + 1
+        for action in spec.before {
+          if case .newBinary = action { target = try copyBinary(target, into: workDirectory + "/bin-\(number)") }
+          try Setup.apply(action, stateDirectory: stateDirectory)
+        }
+        for iteration in 1...spec.repeatCount {
+          let processes = runLaunch(
+            scenario, spec, number: number, iteration: iteration, target: target, workDirectory: workDirectory,
+            stateDirectory: stateDirectory)
+          result.processes += processes
+          for process in processes where !process.failures.isEmpty {
+            result.status = "failed"
+            var place = "launch \(number) (line \(spec.line)"
+            if spec.repeatCount > 1 { place += ", repeat \(iteration) of \(spec.repeatCount)" }
+            if spec.parallel > 1 { place += ", process \(process.process) of \(spec.parallel)" }
+            place += ", pid \(process.pid))"
+            for failure in process.failures {
+              result.messages.append(
+                "\(scenario.path): \(place): \(failure)\n  artifacts: \(process.artifacts)/{stdout.txt,stderr.txt,events.ndjson}"
+              )
+            }
+          }
+          if result.status != "passed" || ChildRegistry.shared.isCancelled { break launches }
+        }
+      }
+      if ChildRegistry.shared.isCancelled, result.status == "passed" {
+        result.status = "error"
+        result.messages.append("\(scenario.path): interrupted")
+      }
+    } catch {
+      result.status = "error"
+      result.messages.append("\(error)")
+    }
+    result.seconds = Date().timeIntervalSince(started)
+    if result.passed && !options.keepArtifacts {
+      try? FileManager.default.removeItem(atPath: workDirectory)
+      result.artifacts = nil
+    }
+    return result
+  }
+
+  private func runLaunch(
+    _ scenario: Scenario, _ spec: LaunchSpec, number: Int, iteration: Int, target: String, workDirectory: String,
+    stateDirectory: String
+  ) -> [ProcessResult] {
+    var label = "launch-\(number)"
+    if spec.repeatCount > 1 { label += "-r\(iteration)" }
+    let timeout = spec.timeoutSeconds ?? scenario.timeoutSeconds
+    var started: [(pid: pid_t, directory: String, process: Int, spawned: UInt64)] = []
+    var results: [ProcessResult] = []
+    for process in 1...spec.parallel {
+      let directory = workDirectory + "/" + label + (spec.parallel > 1 ? "-p\(process)" : "")
+      try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+      let launcher = ProcessLauncher(
+        executable: target,
+        environment: environment(scenario, spec, events: directory + "/events.ndjson", state: stateDirectory),
+        stdoutPath: directory + "/stdout.txt", stderrPath: directory + "/stderr.txt")
+      do {
+        started.append((try launcher.spawn(), directory, process, MonotonicNanoseconds.now()))
+      } catch {
+        results.append(
+          ProcessResult(
+            launch: number, line: spec.line, iteration: iteration, process: process, pid: 0, end: "not started",
+            outcome: "error",
+            relaunched: false, durationMilliseconds: 0, artifacts: directory, failures: ["\(error)"]))
+      }
+    }
+    // Wait for all; each has its own watchdog deadline measured from its spawn.
+    var ends: [pid_t: (ProcessEnd, UInt64)] = [:]
+    for child in started {
+      var signalled = false
+      let elapsed = Double(MonotonicNanoseconds.now() - child.spawned) / 1e9
+      let end = ProcessLauncher.wait(child.pid, timeout: max(0.001, timeout - elapsed)) {
+        guard let delivery = spec.sendSignal, !signalled else { return }
+        if EventPeek.contains(delivery.afterEvent, path: child.directory + "/events.ndjson") {
+          kill(child.pid, delivery.signal)
+          signalled = true
+        }
+      }
+      ends[child.pid] = (end, MonotonicNanoseconds.now())
+    }
+    for child in started {
+      let (end, reaped) = ends[child.pid]!
+      results.append(
+        observe(
+          end, pid: child.pid, directory: child.directory, spec: spec, number: number, iteration: iteration,
+          process: child.process, stateDirectory: stateDirectory,
+          milliseconds: Double(reaped - child.spawned) / 1e6))
+    }
+    return results.sorted { $0.process < $1.process }
+  }
+
+  private func observe(
+    _ end: ProcessEnd, pid: pid_t, directory: String, spec: LaunchSpec, number: Int, iteration: Int, process: Int,
+    stateDirectory: String, milliseconds: Double
+  ) -> ProcessResult {
+    var failures: [String] = []
+    var events: [TargetEvent] = []
+    do {
+      events = try EventDecoder.decode(path: directory + "/events.ndjson").events
+    } catch {
+      failures.append("malformed events file: \(error)")
+    }
+    var crash: CrashRecord?
+    if let event = events.last(where: { $0.name == "crash" }) {
+      do { crash = try CrashRecord(event: event) } catch {
+        failures.append("malformed crash record at events line \(event.line): \(error)")
+      }
+    }
+    let backtrace = spec.expect.backtraceContains.isEmpty ? nil : crash.map(symbolizer.symbolize)
+    let state: Result<LaunchState?, StateStore.ReadError>
+    do { state = .success(try StateStore(directory: stateDirectory).read()) } catch { state = .failure(error) }
+    let observation = Observation(
+      end: end, events: events, crash: crash, backtrace: backtrace, state: state, stateDirectory: stateDirectory)
+    failures += Checker.check(spec.expect, observation)
+    let fault = events.last { $0.name == "failpoint" }
+    return ProcessResult(
+      launch: number, line: spec.line, iteration: iteration, process: process, pid: pid, end: end.description,
+      outcome: observation.outcome.rawValue, count: observation.launchEvent?["count"]?.int,
+      mode: observation.launchEvent?["mode"]?.string, relaunched: events.contains { $0.name == "relaunch" },
+      handlerLatencyMicroseconds: crash?.handlerLatencyMicroseconds,
+      deliveryLatencyMicroseconds: crash.flatMap { record in
+        fault.map { Double(Int64(bitPattern: record.entered &- $0.time)) / 1_000 }
+      },
+      durationMilliseconds: milliseconds, artifacts: directory, failures: failures)
+  }
+
+  private func environment(_ scenario: Scenario, _ spec: LaunchSpec, events: String, state: String) -> [String: String]
+  {
+    let inherited = ProcessInfo.processInfo.environment
+    var environment = ["PATH": inherited["PATH"] ?? "/usr/bin:/bin", "HOME": inherited["HOME"] ?? "/root"]
+    environment.merge(scenario.environment) { $1 }
+    environment.merge(spec.environment) { $1 }
+    environment["CHAOS_FAILPOINTS"] = spec.failpoints
+    environment["CHAOS_EVENTS"] = events
+    environment["CHAOS_STATE_DIR"] = state
+    environment["CHAOS_APP"] = Self.appJSON(scenario.app, spec.app)
+    environment["SWIFT_BACKTRACE"] = scenario.swiftBacktrace
+    if let seed = options.seed { environment["CHAOS_SEED"] = String(seed) }
+    return environment
+  }
+
+  /// The scenario's `app` with the launch's fields merged over it, as JSON text.
+  static func appJSON(_ base: JSONValue?, _ override: JSONValue?) -> String {
+    var fields: [String: JSONValue] = [:]
+    if case .object(let object)? = base { fields = object }
+    if case .object(let object)? = override { fields.merge(object) { $1 } }
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    return (try? encoder.encode(JSONValue.object(fields))).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+  }
+
+  private func resolveTarget(_ scenario: Scenario) throws(ScenarioError) -> String {
+    let name = options.targetOverride ?? scenario.target
+    var candidates: [String] = []
+    if name == "chaos-target", let reference = options.referenceTarget { candidates.append(reference) }
+    if name.hasPrefix("/") {
+      candidates.append(name)
+    } else {
+      candidates.append(
+        URL(fileURLWithPath: scenario.path).deletingLastPathComponent().appendingPathComponent(name).path)
+      candidates.append(FileManager.default.currentDirectoryPath + "/" + name)
+    }
+    if let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) { return found }
+    let reason =
+      candidates.contains(where: { FileManager.default.fileExists(atPath: $0) }) ? "is not executable" : "not found"
+    throw ScenarioError(
+      path: scenario.path, line: 0, column: 0,
+      message: "target '\(name)' \(reason) (looked in: \(candidates.joined(separator: ", ")))")
+  }
+
+  private func copyBinary(_ target: String, into directory: String) throws(ScenarioError) -> String {
+    let copy = directory + "/" + URL(fileURLWithPath: target).lastPathComponent
+    do {
+      try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+      try FileManager.default.copyItem(atPath: target, toPath: copy)
+    } catch {
+      throw ScenarioError(path: target, line: 0, column: 0, message: "cannot copy the target for new_binary: \(error)")
+    }
+    return copy
+  }
+}
+
+/// A cheap look for an event name in a growing events file (for `send_signal`).
+enum EventPeek {
+  static func contains(_ name: String, path: String) -> Bool {
+    guard let data = FileManager.default.contents(atPath: path) else { return false }
+    return String(decoding: data, as: UTF8.self).contains("\"event\":\"\(name)\"")
+  }
+}

@@ -1,0 +1,40 @@
+import Foundation
+
+/// The `before:` actions, applied to a scenario's state directory.
+enum Setup {
+  static func apply(_ action: SetupAction, stateDirectory: String) throws(ScenarioError) {
+    let statePath = stateDirectory + "/launch-state.json"
+    func fail(_ message: String) -> ScenarioError {
+      ScenarioError(path: statePath, line: 0, column: 0, message: message)
+    }
+    switch action {
+    case .writeState(let text):
+      try? FileManager.default.createDirectory(atPath: stateDirectory, withIntermediateDirectories: true)
+      guard FileManager.default.createFile(atPath: statePath, contents: Data(text.utf8)) else {
+        throw fail("cannot write the state file for write_state")
+      }
+    case .editBootID(let bootID):
+      guard let data = FileManager.default.contents(atPath: statePath),
+        var object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
+        let launches = object["launchesInProgress"] as? [[String: Any]]
+      else { throw fail("edit_boot_id needs a state file with launchesInProgress (did an earlier launch run?)") }
+      object["launchesInProgress"] = launches.map { launch -> [String: Any] in
+        var launch = launch
+        var process = launch["process"] as? [String: Any] ?? [:]
+        process["bootID"] = bootID
+        launch["process"] = process
+        return launch
+      }
+      guard let edited = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]),
+        FileManager.default.createFile(atPath: statePath, contents: edited)
+      else { throw fail("cannot rewrite the state file for edit_boot_id") }
+    case .unwritableStateDirectory:
+      try? FileManager.default.removeItem(atPath: stateDirectory)
+      guard FileManager.default.createFile(atPath: stateDirectory, contents: Data("not a directory\n".utf8)) else {
+        throw fail("cannot replace the state directory with a file")
+      }
+    case .newBinary:
+      break  // handled by the runner, which owns the target path
+    }
+  }
+}

@@ -1,0 +1,130 @@
+import Foundation
+
+/// One scenario file: launches of a target, each with failpoints and expectations.
+/// The YAML format is a public contract (see DESIGN.md): extend it, never rename.
+public struct Scenario: Sendable {
+  /// The file it came from.
+  public var path: String
+  /// A short name.
+  public var name: String
+  /// The rule the scenario proves, in one line.
+  public var description: String?
+  /// Per-launch watchdog; past it the process group is SIGKILLed (default 10 s).
+  public var timeoutSeconds: Double
+  /// `chaos-target` (the reference app next to `chaos`) or a path to any protocol-speaking program.
+  public var target: String
+  /// Reference-app configuration, passed as `CHAOS_APP` (JSON).
+  public var app: JSONValue?
+  /// Extra environment for every launch.
+  public var environment: [String: String]
+  /// `SWIFT_BACKTRACE` for every launch (default `enable=no`).
+  public var swiftBacktrace: String
+  /// The launches, in order.
+  public var launches: [LaunchSpec]
+
+  /// The folder under `Scenarios/` (e.g. `counting`), used as the JUnit class name.
+  public var group: String {
+    URL(fileURLWithPath: path).deletingLastPathComponent().lastPathComponent
+  }
+
+  /// The file name without extension.
+  public var identifier: String {
+    URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+  }
+}
+
+/// One entry of `launches:`.
+public struct LaunchSpec: Sendable {
+  /// Line of the entry in the file.
+  public var line: Int
+  /// `CHAOS_FAILPOINTS` for this launch.
+  public var failpoints: String
+  /// Fields merged over the scenario's `app` for this launch.
+  public var app: JSONValue?
+  /// Extra environment for this launch.
+  public var environment: [String: String]
+  /// Run this launch N times in sequence; each must meet the expectations.
+  public var repeatCount: Int
+  /// Run N processes of this launch at once; each must meet the expectations.
+  public var parallel: Int
+  /// A per-launch watchdog overriding the scenario's.
+  public var timeoutSeconds: Double?
+  /// What to do to the state directory before the launch.
+  public var before: [SetupAction]
+  /// A signal the harness sends once the target emitted an event.
+  public var sendSignal: SignalDelivery?
+  /// What must hold after the launch.
+  public var expect: Expectation
+}
+
+/// A change the harness makes before a launch.
+public enum SetupAction: Sendable, Equatable {
+  /// Replace the state file with this text (corrupt, truncated, future version...).
+  case writeState(String)
+  /// Rewrite the boot id of every unfinished launch in the state (simulates a reboot).
+  case editBootID(String)
+  /// Make the state directory unwritable (it is replaced by a plain file).
+  case unwritableStateDirectory
+  /// Run a fresh copy of the target binary from now on (a new build: new inode and mtime).
+  case newBinary
+}
+
+/// A signal sent to the launched process once an event appears.
+public struct SignalDelivery: Sendable, Equatable {
+  /// The signal number.
+  public var signal: Int32
+  /// The event name to wait for.
+  public var afterEvent: String
+}
+
+/// An event an expectation looks for: its name and fields that must match.
+public struct EventPattern: Sendable, Equatable, CustomStringConvertible {
+  /// Event name.
+  public var name: String
+  /// Fields that must be equal.
+  public var fields: [String: JSONValue]
+
+  public var description: String {
+    fields.isEmpty ? name : "\(name) \(JSONValue.object(fields))"
+  }
+}
+
+/// How a launch ended.
+public enum Outcome: String, Sendable, CaseIterable {
+  /// Reached `launching_finished` and exited 0.
+  case finished
+  /// Died by a catchable signal.
+  case crash
+  /// Died by SIGKILL that the watchdog did not send.
+  case killed
+  /// Exited before finishing.
+  case exit
+  /// The watchdog killed it.
+  case timeout
+}
+
+/// The expectations of a launch. Nil fields are not checked.
+public struct Expectation: Sendable {
+  public var outcome: Outcome?
+  public var signal: Int32?
+  public var exitCode: Int32?
+  public var count: Int?
+  public var mode: String?
+  public var level: Int?
+  public var relaunched: Bool?
+  public var events: [EventPattern] = []
+  public var noEvents: [EventPattern] = []
+  public var backtraceContains: [String] = []
+  public var handlerLatencyMicroseconds: Double?
+  public var state: StateExpectation?
+}
+
+/// Expectations on the persisted state after the launch.
+public struct StateExpectation: Sendable {
+  public var count: Int?
+  public var launchesInProgress: Int?
+  public var attemptedLevel: Int?
+  public var lastCrashType: String?
+  public var lastUncountedExit: String?
+  public var movedAside: Bool?
+}

@@ -1,0 +1,21 @@
+/// A scenario file that cannot be used, located to the line and column.
+public struct ScenarioError: Error, CustomStringConvertible, Equatable {
+  /// The file.
+  public var path: String
+  /// 1-based line (0 when unknown).
+  public var line: Int
+  /// 1-based column (0 when unknown).
+  public var column: Int
+  /// What is wrong.
+  public var message: String
+
+  /// Creates an error.
+  public init(path: String, line: Int, column: Int, message: String) {
+    self.path = path
+    self.line = line
+    self.column = column
+    self.message = message
+  }
+
+  public var description: String { "\(path):\(line):\(column): \(message)" }
+}

@@ -1,0 +1,191 @@
+import Foundation
+import Yams
+
+/// Loads and strictly validates scenario files: unknown keys, wrong types, unknown outcomes or
+/// signals and bad durations are errors naming the file, line and column.
+public enum ScenarioLoader {
+  /// Keys allowed at the top of a scenario (kept in step with `Scenarios/scenario.schema.json` by a test).
+  public static let scenarioKeys = [
+    "name", "description", "timeout", "target", "app", "env", "swift_backtrace", "launches",
+  ]
+  /// Keys allowed in a launch.
+  public static let launchKeys = [
+    "failpoints", "app", "env", "repeat", "parallel", "timeout", "before", "send_signal", "expect",
+  ]
+  /// Keys allowed in `expect`.
+  public static let expectKeys = [
+    "outcome", "signal", "exit_code", "count", "mode", "level", "relaunched", "events", "no_events",
+    "backtrace_contains", "handler_latency_us", "state",
+  ]
+  /// Keys allowed in `expect.state`.
+  public static let stateKeys = [
+    "count", "launches_in_progress", "attempted_level", "last_crash_type", "last_uncounted_exit", "moved_aside",
+  ]
+  /// Keys allowed in an entry of `before`.
+  public static let setupKeys = ["write_state", "edit_boot_id", "unwritable_state_dir", "new_binary"]
+  /// Keys allowed in `send_signal`.
+  public static let signalKeys = ["signal", "after_event"]
+  /// Modes a `launch` event may report.
+  public static let modes = ["normal", "protect"]
+
+  /// Loads one file.
+  public static func load(path: String) throws(ScenarioError) -> Scenario {
+    guard let data = FileManager.default.contents(atPath: path) else {
+      throw ScenarioError(path: path, line: 0, column: 0, message: "cannot read the file")
+    }
+    guard let text = String(data: data, encoding: .utf8) else {
+      throw ScenarioError(path: path, line: 0, column: 0, message: "not UTF-8 text")
+    }
+    return try parse(text, path: path)
+  }
+
+  /// Parses scenario text; `path` is used in errors.
+  public static func parse(_ text: String, path: String) throws(ScenarioError) -> Scenario {
+    let root: Node?
+    do {
+      root = try Yams.compose(yaml: text)
+    } catch let error as YamlError {
+      throw yamlError(error, path: path)
+    } catch {
+      throw ScenarioError(path: path, line: 0, column: 0, message: "\(error)")
+    }
+    guard let root else { throw ScenarioError(path: path, line: 1, column: 1, message: "empty scenario file") }
+    let reader = NodeReader(path: path)
+    let top = try reader.mapping(root, keys: scenarioKeys, what: "scenario")
+    guard let nameNode = top["name"] else { throw reader.error(root, "missing required key 'name'") }
+    guard let launchesNode = top["launches"] else { throw reader.error(root, "missing required key 'launches'") }
+    let launchNodes = try reader.sequence(launchesNode, what: "launches")
+    if launchNodes.isEmpty { throw reader.error(launchesNode, "'launches' must list at least one launch") }
+    var launches: [LaunchSpec] = []
+    for node in launchNodes { launches.append(try launch(node, reader: reader)) }
+    return Scenario(
+      path: path, name: try reader.string(nameNode, what: "name"),
+      description: try top["description"].map { node throws(ScenarioError) in
+        try reader.string(node, what: "description")
+      },
+      timeoutSeconds: try top["timeout"].map { node throws(ScenarioError) in try reader.duration(node) } ?? 10,
+      target: try top["target"].map { node throws(ScenarioError) in try reader.string(node, what: "target") }
+        ?? "chaos-target",
+      app: try top["app"].map { node throws(ScenarioError) in try reader.object(node, what: "app") },
+      environment: try top["env"].map { node throws(ScenarioError) in try reader.stringMap(node, what: "env") } ?? [:],
+      swiftBacktrace: try top["swift_backtrace"].map { node throws(ScenarioError) in
+        try reader.string(node, what: "swift_backtrace")
+      } ?? "enable=no",
+      launches: launches)
+  }
+
+  private static func launch(_ node: Node, reader: NodeReader) throws(ScenarioError) -> LaunchSpec {
+    let map = try reader.mapping(node, keys: launchKeys, what: "launch")
+    guard let expectNode = map["expect"] else { throw reader.error(node, "launch is missing required key 'expect'") }
+    var before: [SetupAction] = []
+    if let list = map["before"] {
+      for entry in try reader.sequence(list, what: "before") { before.append(try setup(entry, reader: reader)) }
+    }
+    var signal: SignalDelivery?
+    if let node = map["send_signal"] {
+      let fields = try reader.mapping(node, keys: signalKeys, what: "send_signal")
+      guard let signalNode = fields["signal"], let eventNode = fields["after_event"] else {
+        throw reader.error(node, "send_signal needs 'signal' and 'after_event'")
+      }
+      signal = SignalDelivery(
+        signal: try reader.signal(signalNode), afterEvent: try reader.string(eventNode, what: "after_event"))
+    }
+    return LaunchSpec(
+      line: node.mark?.line ?? 0,
+      failpoints: try map["failpoints"].map { node throws(ScenarioError) in try reader.string(node, what: "failpoints")
+      } ?? "",
+      app: try map["app"].map { node throws(ScenarioError) in try reader.object(node, what: "app") },
+      environment: try map["env"].map { node throws(ScenarioError) in try reader.stringMap(node, what: "env") } ?? [:],
+      repeatCount: try map["repeat"].map { node throws(ScenarioError) in
+        try reader.integer(node, what: "repeat", minimum: 1)
+      } ?? 1,
+      parallel: try map["parallel"].map { node throws(ScenarioError) in
+        try reader.integer(node, what: "parallel", minimum: 1)
+      } ?? 1,
+      timeoutSeconds: try map["timeout"].map { node throws(ScenarioError) in try reader.duration(node) },
+      before: before, sendSignal: signal, expect: try expectation(expectNode, reader: reader))
+  }
+
+  private static func setup(_ node: Node, reader: NodeReader) throws(ScenarioError) -> SetupAction {
+    let map = try reader.mapping(node, keys: setupKeys, what: "before entry")
+    guard map.count == 1, let (key, value) = map.first else {
+      throw reader.error(node, "each 'before' entry has exactly one of: \(setupKeys.joined(separator: ", "))")
+    }
+    switch key {
+    case "write_state": return .writeState(try reader.string(value, what: "write_state"))
+    case "edit_boot_id": return .editBootID(try reader.string(value, what: "edit_boot_id"))
+    case "unwritable_state_dir":
+      guard try reader.bool(value, what: key) else { throw reader.error(value, "'\(key)' can only be true") }
+      return .unwritableStateDirectory
+    default:
+      guard try reader.bool(value, what: key) else { throw reader.error(value, "'\(key)' can only be true") }
+      return .newBinary
+    }
+  }
+
+  private static func expectation(_ node: Node, reader: NodeReader) throws(ScenarioError) -> Expectation {
+    let map = try reader.mapping(node, keys: expectKeys, what: "expect")
+    var expect = Expectation()
+    if let node = map["outcome"] {
+      let text = try reader.string(node, what: "outcome")
+      guard let outcome = Outcome(rawValue: text) else {
+        throw reader.error(
+          node, "unknown outcome '\(text)' (known: \(Outcome.allCases.map(\.rawValue).joined(separator: ", ")))")
+      }
+      expect.outcome = outcome
+    }
+    if let node = map["signal"] { expect.signal = try reader.signal(node) }
+    if let node = map["exit_code"] { expect.exitCode = Int32(try reader.integer(node, what: "exit_code", minimum: 0)) }
+    if let node = map["count"] { expect.count = try reader.integer(node, what: "count", minimum: 0) }
+    if let node = map["mode"] {
+      let mode = try reader.string(node, what: "mode")
+      guard modes.contains(mode) else {
+        throw reader.error(node, "unknown mode '\(mode)' (known: \(modes.joined(separator: ", ")))")
+      }
+      expect.mode = mode
+    }
+    if let node = map["level"] { expect.level = try reader.integer(node, what: "level", minimum: 1) }
+    if let node = map["relaunched"] { expect.relaunched = try reader.bool(node, what: "relaunched") }
+    if let node = map["events"] { expect.events = try reader.sequence(node, what: "events").map(reader.eventPattern) }
+    if let node = map["no_events"] {
+      expect.noEvents = try reader.sequence(node, what: "no_events").map(reader.eventPattern)
+    }
+    if let node = map["backtrace_contains"] {
+      expect.backtraceContains = try reader.sequence(node, what: "backtrace_contains").map {
+        node throws(ScenarioError) in
+        try reader.string(node, what: "backtrace_contains entry")
+      }
+    }
+    if let node = map["handler_latency_us"] {
+      expect.handlerLatencyMicroseconds = try reader.number(node, what: "handler_latency_us")
+    }
+    if let node = map["state"] {
+      let fields = try reader.mapping(node, keys: stateKeys, what: "state")
+      var state = StateExpectation()
+      if let node = fields["count"] { state.count = try reader.integer(node, what: "count", minimum: 0) }
+      if let node = fields["launches_in_progress"] {
+        state.launchesInProgress = try reader.integer(node, what: "launches_in_progress", minimum: 0)
+      }
+      if let node = fields["attempted_level"] {
+        state.attemptedLevel = try reader.integer(node, what: "attempted_level", minimum: 0)
+      }
+      if let node = fields["last_crash_type"] { state.lastCrashType = try reader.string(node, what: "last_crash_type") }
+      if let node = fields["last_uncounted_exit"] {
+        state.lastUncountedExit = try reader.string(node, what: "last_uncounted_exit")
+      }
+      if let node = fields["moved_aside"] { state.movedAside = try reader.bool(node, what: "moved_aside") }
+      expect.state = state
+    }
+    return expect
+  }
+
+  private static func yamlError(_ error: YamlError, path: String) -> ScenarioError {
+    switch error {
+    case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _),
+      .composer(_, let problem, let mark, _):
+      return ScenarioError(path: path, line: mark.line, column: mark.column, message: "invalid YAML: \(problem)")
+    default:
+      return ScenarioError(path: path, line: 0, column: 0, message: "invalid YAML: \(error)")
+    }
+  }
+}

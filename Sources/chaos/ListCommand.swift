@@ -1,0 +1,63 @@
+import ArgumentParser
+import ChaosKit
+import Foundation
+
+/// `chaos list`: what `chaos run` would run.
+struct ListCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "list", abstract: "List scenarios with their launch counts and the rule each proves.",
+    discussion: "Example:\n  chaos list Scenarios/ --filter storage")
+
+  @Argument(help: "Scenario files or folders. Default: ./Scenarios")
+  var paths: [String] = []
+
+  @Option(help: "Only scenarios whose path or name contains this text.")
+  var filter: String?
+
+  func run() throws {
+    let scenarios: [Scenario]
+    do {
+      scenarios = try Selection.load(paths: paths, filter: filter, shard: nil)
+    } catch {
+      FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+      throw ExitCode(2)
+    }
+    for scenario in scenarios {
+      print("\(scenario.path)  [\(scenario.launches.count) launches]  \(scenario.name)")
+      if let description = scenario.description { print("    \(description)") }
+    }
+  }
+}
+
+/// `chaos validate`: parse only.
+struct ValidateCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "validate", abstract: "Check scenario files without running anything.",
+    discussion:
+      "Prints file:line:column: message for every invalid file; exit 2 if any.\n\nExample:\n  chaos validate Scenarios/"
+  )
+
+  @Argument(help: "Scenario files or folders. Default: ./Scenarios")
+  var paths: [String] = []
+
+  func run() throws {
+    let files: [String]
+    do {
+      files = try ScenarioDiscovery.files(in: paths.isEmpty ? ["Scenarios"] : paths)
+    } catch {
+      FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+      throw ExitCode(2)
+    }
+    var invalid = 0
+    for file in files {
+      do {
+        _ = try ScenarioLoader.load(path: file)
+      } catch {
+        invalid += 1
+        FileHandle.standardError.write(Data("\(error)\n".utf8))
+      }
+    }
+    print("\(files.count - invalid) of \(files.count) scenario files valid")
+    if invalid > 0 { throw ExitCode(2) }
+  }
+}

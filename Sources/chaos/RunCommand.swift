@@ -1,0 +1,174 @@
+import ArgumentParser
+import ChaosKit
+import Foundation
+
+/// `chaos run`: the main job.
+struct RunCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "run",
+    abstract: "Run chaos scenarios against real target processes.",
+    discussion: """
+      Each scenario gets a fresh state directory; its launches run in order, each in its own
+      process group under a watchdog. Exit status: 0 all passed, 1 some failed, 2 usage or
+      scenario errors. Core dumps are disabled for targets (RLIMIT_CORE=0).
+
+      Examples:
+        chaos run                                  # ./Scenarios
+        chaos run Scenarios/counting --jobs 1
+        chaos run Scenarios/ --filter protect --junit junit.xml --json results.json
+        chaos run Scenarios/ --shard 2/4           # the second of four CI shards
+        chaos run Scenarios/ --repeat 5 --seed 42
+      """)
+
+  @Argument(help: "Scenario files or folders (recursive). Default: ./Scenarios")
+  var paths: [String] = []
+
+  @Option(help: "Only scenarios whose path or name contains this text (case-insensitive).")
+  var filter: String?
+
+  @Option(help: "Scenarios run at once. Default: the number of cores.")
+  var jobs: Int?
+
+  @Option(name: .customLong("repeat"), help: "Run each scenario this many times.")
+  var repeatCount = 1
+
+  @Option(help: "Run shard i of n (e.g. 2/4): a deterministic split by scenario path.")
+  var shard: String?
+
+  @Option(help: "CHAOS_SEED for every launch, to reproduce probabilistic failpoints.")
+  var seed: UInt64?
+
+  @Option(help: "Run this program instead of each scenario's target.")
+  var target: String?
+
+  @Flag(help: "Keep the artifacts of passing scenarios too.")
+  var keep = false
+
+  @Option(help: "Where artifacts go (failing scenarios' stdout, stderr, events, state).")
+  var artifacts = "chaos-artifacts"
+
+  @Option(help: "Write JUnit XML here.")
+  var junit: String?
+
+  @Option(help: "Write machine-readable results (with per-launch latencies) here.")
+  var json: String?
+
+  func validate() throws {
+    if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+    if repeatCount < 1 { throw ValidationError("--repeat must be at least 1") }
+    if let shard, Shard(shard) == nil {
+      throw ValidationError("--shard takes i/n with 1 ≤ i ≤ n, e.g. 2/4; not '\(shard)'")
+    }
+  }
+
+  func run() throws {
+    var limit = rlimit(rlim_cur: 0, rlim_max: 0)
+    setrlimit(Int32(RLIMIT_CORE.rawValue), &limit)
+    Interrupts.install()
+
+    let scenarios: [Scenario]
+    do {
+      scenarios = try Selection.load(paths: paths, filter: filter, shard: shard.flatMap(Shard.init))
+    } catch {
+      FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+      throw ExitCode(2)
+    }
+    if scenarios.isEmpty {
+      FileHandle.standardError.write(Data("error: no scenarios selected\n".utf8))
+      throw ExitCode(2)
+    }
+    var options = RunOptions()
+    options.jobs = jobs ?? options.jobs
+    options.repeatCount = repeatCount
+    options.seed = seed
+    options.targetOverride = target
+    options.keepArtifacts = keep
+    options.artifactsDirectory = URL(fileURLWithPath: artifacts).standardizedFileURL.path
+    options.referenceTarget = Selection.referenceTarget()
+
+    let color = isatty(1) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+    print("chaos run: \(scenarios.count) scenarios, \(options.jobs) jobs, artifacts in \(options.artifactsDirectory)")
+    let results = SuiteRunner(options: options).run(scenarios) { result, done, total in
+      print(SummaryReport.line(result, done: done, total: total, color: color))
+    }
+    print(SummaryReport.table(results))
+    try Reports.write(results, junit: junit, json: json)
+    if results.contains(where: { $0.status == "error" }) { throw ExitCode(2) }
+    if !results.allSatisfy(\.passed) { throw ExitCode(1) }
+  }
+}
+
+/// `--shard i/n`.
+struct Shard {
+  var index: Int
+  var count: Int
+
+  init?(_ text: String) {
+    let parts = text.split(separator: "/").compactMap { Int($0) }
+    guard parts.count == 2, parts[1] >= 1, (1...parts[1]).contains(parts[0]) else { return nil }
+    index = parts[0]
+    count = parts[1]
+  }
+}
+
+/// Finding, loading and filtering scenarios.
+enum Selection {
+  static func load(paths: [String], filter: String?, shard: Shard?) throws -> [Scenario] {
+    var files = try ScenarioDiscovery.files(in: paths.isEmpty ? ["Scenarios"] : paths)
+    if let shard { files = ScenarioDiscovery.shard(files, index: shard.index, count: shard.count) }
+    let scenarios = try files.map { path throws(ScenarioError) in try ScenarioLoader.load(path: path) }
+    guard let filter, !filter.isEmpty else { return scenarios }
+    return scenarios.filter {
+      $0.path.range(of: filter, options: .caseInsensitive) != nil
+        || $0.name.range(of: filter, options: .caseInsensitive) != nil
+    }
+  }
+
+  /// `chaos-target` next to this `chaos` executable.
+  static func referenceTarget() -> String? {
+    let executable =
+      (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    let candidate = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("chaos-target")
+      .path
+    return FileManager.default.isExecutableFile(atPath: candidate) ? candidate : nil
+  }
+}
+
+/// Writing the optional report files.
+enum Reports {
+  static func write(_ results: [ScenarioResult], junit: String?, json: String?) throws {
+    if let junit { try Data(JUnitReport.render(results).utf8).write(to: URL(fileURLWithPath: junit)) }
+    if let json {
+      let encoder = JSONEncoder()
+      encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+      try encoder.encode(results).write(to: URL(fileURLWithPath: json))
+    }
+    if let summary = ProcessInfo.processInfo.environment["GITHUB_STEP_SUMMARY"], !summary.isEmpty,
+      let handle = FileHandle(forWritingAtPath: summary)
+    {
+      handle.seekToEndOfFile()
+      handle.write(Data(SummaryReport.markdown(results).utf8))
+      try? handle.close()
+    }
+  }
+}
+
+/// Ctrl-C and SIGTERM: kill every child process group, reap, exit 130.
+enum Interrupts {
+  nonisolated(unsafe) static var sources: [DispatchSourceSignal] = []
+
+  static func install() {
+    for signal in [SIGINT, SIGTERM] {
+      Glibc.signal(signal, SIG_IGN)
+      let source = DispatchSource.makeSignalSource(signal: signal, queue: .global())
+      source.setEventHandler {
+        let killed = ChildRegistry.shared.cancelAll()
+        FileHandle.standardError.write(
+          Data("\nchaos: interrupted by \(Signals.name(signal)); killed \(killed) process groups\n".utf8))
+        exit(130)
+      }
+      source.resume()
+      sources.append(source)
+    }
+  }
+}
