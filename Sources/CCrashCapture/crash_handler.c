@@ -35,7 +35,7 @@
 #include <unistd.h>
 
 #define LCC_MAX_SIGNAL 65
-#define LCC_TAIL_FRAMES 16
+#define LCC_TAIL_FRAMES 32
 #define LCC_STEP_LIMIT 200000
 
 static lcc_unwinder unwinder;

@@ -19,7 +19,7 @@ public enum CrashCapture {
     /// A directory (usually the organizer's state directory) where the handler drops a crash
     /// report, so the next launch knows why this one died.
     public var reportDirectory: String?
-    /// Frames recorded at most; past it the first frames and the last 16 are kept.
+    /// Frames recorded at most; past it the first frames and the last min(max/4, 32) are kept.
     public var maxFrames = 128
     /// Hand the signal to the handler installed before (e.g. the Swift runtime's backtracer)
     /// instead of the default action.

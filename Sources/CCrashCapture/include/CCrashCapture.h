@@ -16,7 +16,7 @@ typedef struct lcc_options {
   int events_fd;
   /// Path of a crash report file created by the handler (e.g. in the state directory), or NULL/"".
   const char *report_path;
-  /// Frames recorded at most (0 = 128). Past it, the first frames and the last 16 are kept.
+  /// Frames recorded at most (0 = 128). Past it, the first frames and the last min(max/4, 32) are kept.
   int max_frames;
   /// 1: after recording, hand the signal to the handler installed before us (e.g. the
   /// Swift runtime's backtracer); 0: restore the default action.
