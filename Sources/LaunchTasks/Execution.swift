@@ -162,7 +162,6 @@ final class Execution: @unchecked Sendable {
         guard states[next] == .pending else { continue }
         let why = "dependency '\(graph.tasks[cause].name)' failed"
         states[next] = .failed(why)
-        settled += 1
         failedNow.append((graph.tasks[next].name, why))
         launchingReady.removeAll { $0 == next }
         concurrentReady.removeAll { $0 == next }
@@ -171,6 +170,13 @@ final class Execution: @unchecked Sendable {
     }
     condition.broadcast()
     condition.unlock()
+    guard !failedNow.isEmpty else { return }
+    // Dependents count as settled only after their events are out, so `run()` cannot return
+    // (and the app exit) while they are still being reported.
     for (name, reason) in failedNow { options.observer?(.taskFailed(name: name, reason: reason)) }
+    condition.lock()
+    settled += failedNow.count
+    condition.broadcast()
+    condition.unlock()
   }
 }

@@ -58,10 +58,17 @@ struct ProcessLauncher {
       environment.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") } + [nil]
     defer { for pointer in argv + envp { free(pointer) } }
     var result: Int32 = 0
-    let pid = ChildRegistry.shared.register {
-      var pid: pid_t = 0
-      result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
-      return result == 0 ? pid : nil
+    var pid: pid_t?
+    // ETXTBSY: a freshly copied binary (new_binary) can still be open for writing in a child
+    // that another thread is forking at this moment; it clears once that child execs.
+    for attempt in 0..<100 {
+      pid = ChildRegistry.shared.register {
+        var pid: pid_t = 0
+        result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        return result == 0 ? pid : nil
+      }
+      guard pid == nil, result == ETXTBSY, attempt < 99 else { break }
+      usleep(10_000)
     }
     guard let pid else {
       if ChildRegistry.shared.isCancelled { throw Failure(description: "interrupted") }

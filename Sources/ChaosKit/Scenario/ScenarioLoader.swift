@@ -184,6 +184,11 @@ public enum ScenarioLoader {
     case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _),
       .composer(_, let problem, let mark, _):
       return ScenarioError(path: path, line: mark.line, column: mark.column, message: "invalid YAML: \(problem)")
+    case .duplicatedKeysInMapping(let duplicates, let context):
+      let keys = duplicates.sorted().map { "'\($0)'" }.joined(separator: ", ")
+      return ScenarioError(
+        path: path, line: context.mark.line, column: context.mark.column,
+        message: "duplicate key \(keys) in this mapping")
     default:
       return ScenarioError(path: path, line: 0, column: 0, message: "invalid YAML: \(error)")
     }
