@@ -43,11 +43,14 @@ let package = Package(
     ),
     .executableTarget(
       name: "chaos",
-      dependencies: ["ChaosKit", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+      // chaos-target is a dependency so that `swift run chaos` also builds the reference app.
+      dependencies: ["ChaosKit", "chaos-target", .product(name: "ArgumentParser", package: "swift-argument-parser")]
     ),
+    // Benchmark comparison only: a hand-written glibc backtrace() handler.
+    .target(name: "CComparisonHandlers"),
     .executableTarget(
       name: "chaos-target",
-      dependencies: ["LaunchProtection", "LaunchTasks", "Failpoints"]
+      dependencies: ["LaunchProtection", "LaunchTasks", "Failpoints", "CComparisonHandlers"]
     ),
     .target(name: "TestSupport", path: "Tests/TestSupport"),
     .testTarget(name: "FailpointsTests", dependencies: ["Failpoints", "TestSupport"]),

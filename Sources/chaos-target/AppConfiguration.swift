@@ -61,6 +61,8 @@ struct AppConfiguration: Decodable {
   var chain: Bool?
   /// Frame cap of crash records (default 128).
   var maxFrames: Int?
+  /// `glibc`: install the benchmark's comparison handler (glibc backtrace) instead of ours.
+  var comparisonHandler: String?
 
   enum CodingKeys: String, CodingKey, CaseIterable {
     case threshold, levels, repairs, concurrency, chain
@@ -74,6 +76,7 @@ struct AppConfiguration: Decodable {
     case printTimeline = "print_timeline"
     case crashCapture = "crash_capture"
     case maxFrames = "max_frames"
+    case comparisonHandler = "comparison_handler"
   }
 
   static func load(from text: String?) throws -> AppConfiguration {

@@ -1,3 +1,4 @@
+import CComparisonHandlers
 import Failpoints
 import Foundation
 import LaunchProtection
@@ -40,7 +41,11 @@ final class ReferenceApp: Sendable {
   }
 
   func run() {
-    if configuration.crashCapture ?? true { installCrashCapture() }
+    if configuration.comparisonHandler == "glibc" {
+      cmp_install_glibc_backtrace_handler(2)
+    } else if configuration.crashCapture ?? true {
+      installCrashCapture()
+    }
     failpoints.setObserver { [events] trigger in
       events?.emit("failpoint", ["name": trigger.name, "action": trigger.action.spec], t: trigger.monotonicNanoseconds)
     }

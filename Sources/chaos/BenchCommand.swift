@@ -2,41 +2,122 @@ import ArgumentParser
 import ChaosKit
 import Foundation
 
-/// `chaos bench`: measured costs, printed as a table and optionally as JSON.
+/// `chaos bench`: measured costs on this machine, as tables, JSON and a chart.
 struct BenchCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "bench",
-    abstract: "Measure the cost of launch protection on this machine.",
+    abstract: "Measure crash-handler latency, crash-to-reap time, harness throughput and protection cost.",
     discussion: """
-      Build in release mode for meaningful numbers:
+      Build in release mode for meaningful numbers (this also builds the reference app):
 
         swift run -c release chaos bench
-        swift run -c release chaos bench --iterations 5000 --json bench.json
+        swift run -c release chaos bench --only handler,reap --iterations 500 --json bench.json --chart bench.svg
+
+      Sections: handler (fault → handler entry, entry → record written, first crash of a fresh
+      process each time), reap (fault → waitpid in the parent for our handler, the Swift runtime
+      backtracer, no handler and a glibc backtrace() handler, interleaved), throughput (launches/s
+      through the harness beside direct spawn+reap), protection (finishLaunching and
+      launchingFinished with their durable writes), scheduler (LaunchTasks overhead per task),
+      failpoints (cost of an unconfigured failpoint).
       """)
 
-  @Option(help: "Launch pairs for the protection-cost benchmark.")
-  var iterations = 1000
+  @Option(help: "Crashes per fault for the handler-latency section.")
+  var iterations = 200
 
-  @Option(help: "Directory for the benchmark's state files (a real file system; fsync is measured).")
+  @Option(help: "Crashes per fault and configuration for the crash-to-reap section.")
+  var reapIterations = 30
+
+  @Option(help: "Launches per throughput measurement.")
+  var launches = 100
+
+  @Option(help: "Iterations of the protection-cost section.")
+  var protectionIterations = 1000
+
+  @Option(help: "Comma-separated sections to run (handler, reap, throughput, protection, scheduler, failpoints).")
+  var only: String?
+
+  @Option(help: "Scratch directory (a real file system: fsync is measured).")
   var workDirectory = NSTemporaryDirectory()
 
-  @Option(help: "Also write the results as JSON to this file.")
+  @Option(help: "Also write every result as JSON to this file.")
   var json: String?
 
+  @Option(help: "Write an SVG chart of the latency distributions to this file.")
+  var chart: String?
+
   func run() throws {
-    let report = try ProtectionCostBenchmark(iterations: iterations, workDirectory: workDirectory).run()
-    let rows: [(String, LatencySummary)] = [
-      ("finishLaunching after a crash", report.finishLaunchingAfterCrash),
-      ("finishLaunching after a clean launch", report.finishLaunchingAfterCleanLaunch),
-      ("launchingFinished", report.launchingFinished),
-      ("plain launch (no protection)", report.plainLaunch),
-    ]
-    print("Launch cost of protection (\(iterations) iterations, µs)")
-    print(BenchTable.render(rows))
+    let sections = Set(
+      (only ?? "handler,reap,throughput,protection,scheduler,failpoints").split(separator: ",").map(String.init))
+    guard let target = Selection.referenceTarget() else {
+      throw ValidationError("chaos-target is not next to chaos; build it: swift build -c release --product chaos")
+    }
+    let work = workDirectory + "/chaos-bench-\(getpid())"
+    try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: work) }
+    var report = BenchReport()
+    let say: (String) -> Void = { FileHandle.standardError.write(Data("… \($0)\n".utf8)) }
+
+    if sections.contains("handler") {
+      report.handler = try HandlerLatencyBenchmark(target: target, iterations: iterations, workDirectory: work).run(
+        progress: say)
+      print(BenchTables.handler(report.handler!))
+    }
+    if sections.contains("reap") {
+      report.reap = try CrashToReapBenchmark(target: target, iterations: reapIterations, workDirectory: work).run(
+        progress: say)
+      print(BenchTables.reap(report.reap!))
+    }
+    if sections.contains("throughput") {
+      report.throughput = try ThroughputBenchmark(target: target, launches: launches, workDirectory: work).run(
+        progress: say)
+      print(BenchTables.throughput(report.throughput!))
+    }
+    if sections.contains("protection") {
+      say("protection cost")
+      report.protection = try ProtectionCostBenchmark(iterations: protectionIterations, workDirectory: work).run()
+      print(BenchTables.protection(report.protection!, iterations: protectionIterations))
+    }
+    if sections.contains("scheduler") {
+      say("scheduler overhead")
+      report.scheduler = try ReferenceAppBench.json(target, ["--bench-scheduler", "1000", "3", "50"])
+      print(BenchTables.scheduler(report.scheduler!))
+    }
+    if sections.contains("failpoints") {
+      say("failpoint cost")
+      report.failpoints = try ReferenceAppBench.json(target, ["--bench-failpoints"])
+      print(BenchTables.failpoints(report.failpoints!))
+    }
     if let json {
       let encoder = JSONEncoder()
       encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
       try encoder.encode(report).write(to: URL(fileURLWithPath: json))
     }
+    if let chart {
+      var series: [(String, [Double])] = []
+      for row in report.handler ?? [] { series.append(("handler: \(row.fault)", row.handlerSamples)) }
+      for cell in report.reap ?? [] where cell.fault == "fatal" || cell.fault == "stackoverflow" {
+        series.append(("reap \(cell.fault): \(cell.configuration)", cell.samples))
+      }
+      try SVGChart.render(title: "chaos bench: latency distributions (µs, log scale)", series: series)
+        .write(toFile: chart, atomically: true, encoding: .utf8)
+    }
+  }
+}
+
+/// The reference app's own micro-benchmarks (they measure libraries ChaosKit does not link).
+enum ReferenceAppBench {
+  static func json(_ target: String, _ arguments: [String]) throws -> [String: JSONValue] {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: target)
+    process.arguments = arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard case .object(let object) = try JSONDecoder().decode(JSONValue.self, from: data) else {
+      throw ValidationError("\(target) \(arguments.joined(separator: " ")) printed no JSON object")
+    }
+    return object
   }
 }

@@ -1,0 +1,115 @@
+import Foundation
+
+/// Everything `chaos bench` measured, for `--json`.
+public struct BenchReport: Codable, Sendable {
+  public var handler: [HandlerLatencyBenchmark.Row]?
+  public var reap: [CrashToReapBenchmark.Cell]?
+  public var throughput: [ThroughputBenchmark.Row]?
+  public var protection: ProtectionCostBenchmark.Report?
+  public var scheduler: [String: JSONValue]?
+  public var failpoints: [String: JSONValue]?
+
+  /// An empty report.
+  public init() {}
+}
+
+/// The text tables of `chaos bench`.
+public enum BenchTables {
+  static func format(_ value: Double) -> String {
+    value >= 100 ? String(Int(value.rounded())) : String(format: "%.1f", value)
+  }
+
+  static func pad(_ text: String, _ width: Int, left: Bool = false) -> String {
+    let fill = String(repeating: " ", count: max(0, width - text.count))
+    return left ? text + fill : fill + text
+  }
+
+  /// Handler latency per fault.
+  public static func handler(_ rows: [HandlerLatencyBenchmark.Row]) -> String {
+    var lines = ["", "Crash handler latency, first crash of a fresh process (µs)"]
+    lines.append(
+      pad("fault", 15, left: true)
+        + ["n", "deliv p50", "p90", "p99", "max", "handler p50", "p90", "p99", "max"].map { pad($0, 12) }.joined())
+    for row in rows {
+      let values = [
+        row.delivery.p50, row.delivery.p90, row.delivery.p99, row.delivery.max, row.handler.p50, row.handler.p90,
+        row.handler.p99, row.handler.max,
+      ]
+      lines.append(
+        pad(row.fault, 15, left: true) + pad(String(row.handler.count), 12)
+          + values.map { pad(format($0), 12) }.joined())
+    }
+    return lines.joined(separator: "\n")
+  }
+
+  /// Crash-to-reap per fault and configuration, with ratios against ours.
+  public static func reap(_ cells: [CrashToReapBenchmark.Cell]) -> String {
+    var lines = ["", "Crash-to-reap: fault → waitpid in the parent (µs), interleaved"]
+    lines.append(
+      pad("fault", 15, left: true) + pad("setup", 18, left: true)
+        + ["n", "p50", "p90", "p99", "max", "that/ours p50"].map { pad($0, 14) }.joined())
+    for fault in Array(NSOrderedSet(array: cells.map(\.fault))) as? [String] ?? [] {
+      let ours = cells.first { $0.fault == fault && $0.configuration == "ours" }?.reap.p50 ?? 0
+      for cell in cells where cell.fault == fault {
+        let ratio = ours > 0 ? String(format: "%.2f×", cell.reap.p50 / ours) : "-"
+        lines.append(
+          pad(fault, 15, left: true) + pad(cell.configuration, 18, left: true) + pad(String(cell.reap.count), 14)
+            + [cell.reap.p50, cell.reap.p90, cell.reap.p99, cell.reap.max].map { pad(format($0), 14) }.joined()
+            + pad(ratio, 14))
+      }
+    }
+    return lines.joined(separator: "\n")
+  }
+
+  /// Throughput rows.
+  public static func throughput(_ rows: [ThroughputBenchmark.Row]) -> String {
+    var lines = ["", "Harness throughput (launches per second)"]
+    lines.append(
+      pad("scenario", 10, left: true) + ["jobs", "chaos run", "direct", "overhead"].map { pad($0, 12) }.joined())
+    for row in rows {
+      lines.append(
+        pad(row.scenario, 10, left: true) + pad(String(row.jobs), 12) + pad(format(row.harnessLaunchesPerSecond), 12)
+          + pad(format(row.directLaunchesPerSecond), 12) + pad(String(format: "%.2f×", row.overhead), 12))
+    }
+    return lines.joined(separator: "\n")
+  }
+
+  /// Protection cost.
+  public static func protection(_ report: ProtectionCostBenchmark.Report, iterations: Int) -> String {
+    "\nLaunch cost of protection (\(iterations) iterations, µs)\n"
+      + BenchTable.render([
+        ("finishLaunching after a crash", report.finishLaunchingAfterCrash),
+        ("finishLaunching after a clean launch", report.finishLaunchingAfterCleanLaunch),
+        ("launchingFinished", report.launchingFinished), ("plain launch (no protection)", report.plainLaunch),
+      ])
+  }
+
+  /// Scheduler overhead.
+  public static func scheduler(_ json: [String: JSONValue]) -> String {
+    func value(_ key: String, _ field: String) -> String {
+      guard case .object(let object)? = json[key], case .number(let number)? = object[field] else { return "?" }
+      return String(format: "%.0f", number)
+    }
+    return """
+
+      LaunchTasks scheduler, \(json["tasks"]?.description ?? "?") no-op tasks, random DAG with ~\(json["edges_per_task"]?.description ?? "?") edges each (ns per task)
+      workflow  p50 \(value("workflow_ns_per_task", "p50"))  p99 \(value("workflow_ns_per_task", "p99"))
+      plain loop p50 \(value("loop_ns_per_task", "p50"))  p99 \(value("loop_ns_per_task", "p99"))
+      """
+  }
+
+  /// Failpoint cost.
+  public static func failpoints(_ json: [String: JSONValue]) -> String {
+    func value(_ key: String) -> String {
+      guard case .number(let number)? = json[key] else { return "?" }
+      return String(format: "%.2f", number)
+    }
+    return """
+
+      Failpoint evaluation (ns per check, median of 5 × 20M)
+      unconfigured registry   \(value("unconfigured_ns"))
+      other name configured   \(value("configured_other_name_ns"))
+      empty loop              \(value("empty_loop_ns"))
+      """
+  }
+}

@@ -1,0 +1,152 @@
+import Foundation
+
+/// A fault the benchmarks inject, as a failpoint on the reference app's launching thread.
+public struct BenchFault: Sendable {
+  /// Short name for tables.
+  public var name: String
+  /// `CHAOS_FAILPOINTS`.
+  public var failpoints: String
+
+  /// The faults of `chaos bench`: segv, fatal, abort, stack overflow, background-thread segv.
+  public static let standard = [
+    BenchFault(name: "segv", failpoints: "task.config=segv"),
+    BenchFault(name: "fatal", failpoints: "task.config=fatal"),
+    BenchFault(name: "abort", failpoints: "task.config=abort"),
+    BenchFault(name: "stackoverflow", failpoints: "task.config=stackoverflow"),
+    BenchFault(name: "thread segv", failpoints: "task.config=thread(segv)"),
+  ]
+}
+
+/// Handler latency per fault: fault → handler entry (delivery) and entry → record written,
+/// each crash the first of a fresh process.
+public struct HandlerLatencyBenchmark: Sendable {
+  /// The reference app.
+  public var target: String
+  /// Crashes per fault.
+  public var iterations: Int
+  /// Scratch space.
+  public var workDirectory: String
+
+  /// Creates the benchmark.
+  public init(target: String, iterations: Int, workDirectory: String) {
+    self.target = target
+    self.iterations = iterations
+    self.workDirectory = workDirectory
+  }
+
+  /// One fault's results.
+  public struct Row: Codable, Sendable {
+    public var fault: String
+    public var delivery: LatencySummary
+    public var handler: LatencySummary
+    /// Crashes that left no usable record.
+    public var missing: Int
+    /// Raw handler samples (µs) for the chart.
+    public var handlerSamples: [Double]
+  }
+
+  /// Runs every fault `iterations` times.
+  public func run(progress: (String) -> Void = { _ in }) throws -> [Row] {
+    var rows: [Row] = []
+    for fault in BenchFault.standard {
+      progress("handler latency: \(fault.name)")
+      let directory = workDirectory + "/handler-\(fault.name.replacingOccurrences(of: " ", with: "-"))"
+      try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+      let process = BenchProcess(target: target, directory: directory)
+      var delivery: [UInt64] = []
+      var handler: [UInt64] = []
+      var missing = 0
+      for _ in 0..<iterations {
+        let run = try process.run(
+          failpoints: fault.failpoints, app: "{\"threshold\": 1000000000}", stateDirectory: directory + "/state",
+          events: directory + "/events.ndjson")
+        guard let crashEvent = run.events.last(where: { $0.name == "crash" }),
+          let record = try? CrashRecord(event: crashEvent),
+          let fired = run.events.last(where: { $0.name == "failpoint" })
+        else {
+          missing += 1
+          continue
+        }
+        delivery.append(record.entered &- fired.time)
+        handler.append(record.done &- record.entered)
+      }
+      rows.append(
+        Row(
+          fault: fault.name, delivery: LatencySummary(nanoseconds: delivery),
+          handler: LatencySummary(nanoseconds: handler),
+          missing: missing, handlerSamples: handler.map { Double($0) / 1000 }))
+    }
+    return rows
+  }
+}
+
+/// Fault → `waitpid` returning in the parent, for our handler and the alternatives,
+/// interleaved in one run so machine noise hits them all alike.
+public struct CrashToReapBenchmark: Sendable {
+  /// A crash-handling setup of the target.
+  public struct Configuration: Sendable {
+    public var name: String
+    public var app: String
+    public var swiftBacktrace: String
+  }
+
+  /// Ours; the Swift runtime's backtracer alone; nothing; a glibc backtrace() handler.
+  public static let configurations = [
+    Configuration(name: "ours", app: "{\"threshold\": 1000000000}", swiftBacktrace: "enable=no"),
+    Configuration(
+      name: "swift runtime", app: "{\"threshold\": 1000000000, \"crash_capture\": false}",
+      swiftBacktrace: "enable=yes,interactive=no"),
+    Configuration(
+      name: "no handler", app: "{\"threshold\": 1000000000, \"crash_capture\": false}", swiftBacktrace: "enable=no"),
+    Configuration(
+      name: "glibc backtrace", app: "{\"threshold\": 1000000000, \"comparison_handler\": \"glibc\"}",
+      swiftBacktrace: "enable=no"),
+  ]
+
+  public var target: String
+  public var iterations: Int
+  public var workDirectory: String
+
+  /// Creates the benchmark.
+  public init(target: String, iterations: Int, workDirectory: String) {
+    self.target = target
+    self.iterations = iterations
+    self.workDirectory = workDirectory
+  }
+
+  /// One fault × configuration.
+  public struct Cell: Codable, Sendable {
+    public var fault: String
+    public var configuration: String
+    public var reap: LatencySummary
+    public var samples: [Double]
+  }
+
+  /// Runs all cells, interleaved.
+  public func run(progress: (String) -> Void = { _ in }) throws -> [Cell] {
+    var samples: [String: [UInt64]] = [:]
+    for fault in BenchFault.standard {
+      progress("crash-to-reap: \(fault.name)")
+      for _ in 0..<iterations {
+        for configuration in Self.configurations {
+          let directory = workDirectory + "/reap"
+          try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+          let run = try BenchProcess(target: target, directory: directory).run(
+            failpoints: fault.failpoints, app: configuration.app, swiftBacktrace: configuration.swiftBacktrace,
+            stateDirectory: directory + "/state-\(configuration.name.replacingOccurrences(of: " ", with: "-"))",
+            events: directory + "/events.ndjson")
+          guard let fired = run.events.last(where: { $0.name == "failpoint" }) else { continue }
+          samples["\(fault.name)|\(configuration.name)", default: []].append(run.reapedAt &- fired.time)
+        }
+      }
+    }
+    return BenchFault.standard.flatMap { fault in
+      Self.configurations.map { configuration in
+        let values = samples["\(fault.name)|\(configuration.name)"] ?? []
+        return Cell(
+          fault: fault.name, configuration: configuration.name, reap: LatencySummary(nanoseconds: values),
+          samples: values.map { Double($0) / 1000 })
+      }
+    }
+  }
+}

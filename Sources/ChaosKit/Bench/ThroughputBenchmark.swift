@@ -1,0 +1,103 @@
+import Foundation
+
+/// Harness throughput: launches per second through `chaos run` machinery, beside spawning and
+/// reaping the same target directly.
+public struct ThroughputBenchmark: Sendable {
+  public var target: String
+  /// Launches per measurement.
+  public var launches: Int
+  public var workDirectory: String
+
+  /// Creates the benchmark.
+  public init(target: String, launches: Int, workDirectory: String) {
+    self.target = target
+    self.launches = launches
+    self.workDirectory = workDirectory
+  }
+
+  /// One row: a scenario kind at a job count.
+  public struct Row: Codable, Sendable {
+    public var scenario: String
+    public var jobs: Int
+    public var harnessLaunchesPerSecond: Double
+    public var directLaunchesPerSecond: Double
+    /// direct rate / harness rate (1.0 = no overhead).
+    public var overhead: Double
+  }
+
+  /// Runs clean and crash 1-launch scenarios at jobs 1 and 2.
+  public func run(progress: (String) -> Void = { _ in }) throws -> [Row] {
+    let kinds: [(String, String, String)] = [
+      ("clean", "", "{ outcome: finished }"), ("crash", "task.config=segv", "{ outcome: crash, signal: SIGSEGV }"),
+    ]
+    var rows: [Row] = []
+    for (kind, failpoints, expect) in kinds {
+      let folder = workDirectory + "/throughput-\(kind)"
+      try? FileManager.default.removeItem(atPath: folder)
+      try FileManager.default.createDirectory(atPath: folder + "/scenarios", withIntermediateDirectories: true)
+      var scenarios: [Scenario] = []
+      for index in 0..<launches {
+        let path = folder + "/scenarios/s\(index).yaml"
+        try
+          "name: \(kind) \(index)\napp: { threshold: 1000000 }\nlaunches:\n  - failpoints: \"\(failpoints)\"\n    expect: \(expect)\n"
+          .write(toFile: path, atomically: true, encoding: .utf8)
+        scenarios.append(try ScenarioLoader.load(path: path))
+      }
+      for jobs in [1, 2] {
+        progress("throughput: \(kind), jobs \(jobs)")
+        var options = RunOptions()
+        options.jobs = jobs
+        options.referenceTarget = target
+        options.artifactsDirectory = folder + "/artifacts"
+        let start = MonotonicNanoseconds.now()
+        let results = SuiteRunner(options: options).run(scenarios) { _, _, _ in }
+        let harnessSeconds = Double(MonotonicNanoseconds.now() - start) / 1e9
+        if let failed = results.first(where: { !$0.passed }) {
+          throw ScenarioError(path: failed.path, line: 0, column: 0, message: failed.messages.joined(separator: "\n"))
+        }
+        let directSeconds = try direct(failpoints: failpoints, jobs: jobs, folder: folder)
+        let harnessRate = Double(launches) / harnessSeconds
+        let directRate = Double(launches) / directSeconds
+        rows.append(
+          Row(
+            scenario: kind, jobs: jobs, harnessLaunchesPerSecond: harnessRate, directLaunchesPerSecond: directRate,
+            overhead: directRate / harnessRate))
+      }
+    }
+    return rows
+  }
+
+  /// The same launches with no harness: spawn, blocking waitpid, fresh state directory each.
+  private func direct(failpoints: String, jobs: Int, folder: String) throws -> Double {
+    let start = MonotonicNanoseconds.now()
+    let errors = DirectErrors()
+    DispatchQueue.concurrentPerform(iterations: jobs) { lane in
+      for index in stride(from: lane, to: launches, by: jobs) {
+        do {
+          _ = try BenchProcess(target: target, directory: folder).run(
+            failpoints: failpoints, app: "{\"threshold\": 1000000}", stateDirectory: folder + "/direct-state-\(index)",
+            events: folder + "/direct-\(index).ndjson", readEvents: false)
+        } catch {
+          errors.record("\(error)")
+        }
+      }
+    }
+    if let error = errors.first { throw ScenarioError(path: target, line: 0, column: 0, message: error) }
+    return Double(MonotonicNanoseconds.now() - start) / 1e9
+  }
+}
+
+final class DirectErrors: @unchecked Sendable {
+  private let lock = NSLock()
+  private var errors: [String] = []
+  func record(_ error: String) {
+    lock.lock()
+    errors.append(error)
+    lock.unlock()
+  }
+  var first: String? {
+    lock.lock()
+    defer { lock.unlock() }
+    return errors.first
+  }
+}
