@@ -48,7 +48,9 @@ public enum BenchTables {
     lines.append(
       pad("fault", 15, left: true) + pad("setup", 18, left: true)
         + ["n", "p50", "p90", "p99", "max", "that/ours p50"].map { pad($0, 14) }.joined())
-    for fault in Array(NSOrderedSet(array: cells.map(\.fault))) as? [String] ?? [] {
+    var faults: [String] = []
+    for cell in cells where !faults.contains(cell.fault) { faults.append(cell.fault) }
+    for fault in faults {
       let ours = cells.first { $0.fault == fault && $0.configuration == "ours" }?.reap.p50 ?? 0
       for cell in cells where cell.fault == fault {
         let ratio = ours > 0 ? String(format: "%.2f×", cell.reap.p50 / ours) : "-"
