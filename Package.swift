@@ -50,7 +50,9 @@ let package = Package(
     .target(name: "CComparisonHandlers"),
     .executableTarget(
       name: "chaos-target",
-      dependencies: ["LaunchProtection", "LaunchTasks", "Failpoints", "CComparisonHandlers"]
+      dependencies: ["LaunchProtection", "LaunchTasks", "Failpoints", "CComparisonHandlers"],
+      // Similar task bodies must stay separate functions, or release backtraces name the wrong task.
+      swiftSettings: [.unsafeFlags(["-Xfrontend", "-disable-llvm-merge-functions-pass"])]
     ),
     .target(name: "TestSupport", path: "Tests/TestSupport"),
     .testTarget(name: "FailpointsTests", dependencies: ["Failpoints", "TestSupport"]),

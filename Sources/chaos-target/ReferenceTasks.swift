@@ -3,7 +3,9 @@ import LaunchTasks
 
 /// The reference app's launch: a realistic graph of named tasks. Each task type evaluates its
 /// own failpoint (`task.<name>`) inside its own `run`, so a fault's backtrace names the task's
-/// type (`NetworkTask.run(_:)`), as a real crash in that task would.
+/// type (`NetworkTask.run(_:)`), as a real crash in that task would. Release builds would merge
+/// these similar bodies into one (LLVM's merge-functions pass) and the backtrace would name
+/// whichever type survived; Package.swift turns that pass off for this target.
 class ReferenceTask: LaunchTask, @unchecked Sendable {
   let name: String
   let runsAfter: [String]
@@ -49,6 +51,7 @@ final class ConfigTask: ReferenceTask, @unchecked Sendable {
 final class DatabaseTask: ReferenceTask, @unchecked Sendable {
   override func run(_ context: TaskContext) {
     guard begin(context) else { return }
+    context.parameters["database"] = "open"
     work()
   }
 }
@@ -56,6 +59,7 @@ final class DatabaseTask: ReferenceTask, @unchecked Sendable {
 final class NetworkTask: ReferenceTask, @unchecked Sendable {
   override func run(_ context: TaskContext) {
     guard begin(context) else { return }
+    context.parameters["network"] = "reachable"
     work()
   }
 }
@@ -63,6 +67,7 @@ final class NetworkTask: ReferenceTask, @unchecked Sendable {
 final class AuthTask: ReferenceTask, @unchecked Sendable {
   override func run(_ context: TaskContext) {
     guard begin(context) else { return }
+    context.parameters["session"] = "authenticated"
     work()
   }
 }
@@ -79,6 +84,7 @@ final class CacheWarmupTask: ReferenceTask, @unchecked Sendable {
 final class AnalyticsTask: ReferenceTask, @unchecked Sendable {
   override func run(_ context: TaskContext) {
     guard begin(context) else { return }
+    context.parameters["analytics"] = "started"
     work()
   }
 }
@@ -86,6 +92,7 @@ final class AnalyticsTask: ReferenceTask, @unchecked Sendable {
 final class UITask: ReferenceTask, @unchecked Sendable {
   override func run(_ context: TaskContext) {
     guard begin(context) else { return }
+    context.parameters["ui"] = "presented"
     work()
   }
 }
@@ -94,6 +101,7 @@ final class UITask: ReferenceTask, @unchecked Sendable {
 final class ExtraTask: ReferenceTask, @unchecked Sendable {
   override func run(_ context: TaskContext) {
     guard begin(context) else { return }
+    context.parameters[name] = "done"
     work()
   }
 }
