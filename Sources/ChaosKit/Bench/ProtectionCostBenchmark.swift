@@ -1,4 +1,3 @@
-import Failpoints
 import Foundation
 import LaunchProtection
 import Synchronization
@@ -42,7 +41,6 @@ public struct ProtectionCostBenchmark: Sendable {
       }
       var configuration = LaunchOrganizer.Configuration(stateDirectory: directory)
       configuration.ignoreTermination = false
-      configuration.failpoints = FailpointRegistry()
       configuration.environment = LaunchEnvironment(
         current: { identity }, isAlive: { _ in false }, executableID: { "bench" })
       return LaunchOrganizer(configuration: configuration)
@@ -72,8 +70,8 @@ public struct ProtectionCostBenchmark: Sendable {
   }
 
   private func measure(_ body: () -> Void) -> UInt64 {
-    let start = MonotonicClock.nanoseconds()
+    let start = MonotonicNanoseconds.now()
     body()
-    return MonotonicClock.nanoseconds() - start
+    return MonotonicNanoseconds.now() - start
   }
 }

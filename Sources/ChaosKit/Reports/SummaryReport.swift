@@ -17,16 +17,13 @@ public enum SummaryReport {
     return color ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
   }
 
-  /// Totals, then every failure message.
+  /// Latency, every failure message, then the totals as the closing line
+  /// (`scenarios: N passed, N failed`, the form CI log readers look for).
   public static func table(_ results: [ScenarioResult]) -> String {
     let passed = results.filter(\.passed).count
-    let failed = results.filter { $0.status == "failed" }.count
     let errors = results.filter { $0.status == "error" }.count
     let processes = results.reduce(0) { $0 + $1.processes.count }
-    var lines = [
-      "",
-      "scenarios: \(results.count)   passed: \(passed)   failed: \(failed)   errors: \(errors)   processes: \(processes)",
-    ]
+    var lines = [""]
     let latencies = results.flatMap(\.processes).compactMap(\.handlerLatencyMicroseconds)
     if !latencies.isEmpty {
       let summary = LatencySummary(nanoseconds: latencies.map { UInt64($0 * 1000) })
@@ -39,6 +36,9 @@ public enum SummaryReport {
       lines.append("\(result.status.uppercased()): \(result.name)")
       lines += result.messages.map { "  " + $0.replacingOccurrences(of: "\n", with: "\n  ") }
     }
+    lines.append("")
+    lines.append("processes: \(processes)   scenario errors (could not run): \(errors)")
+    lines.append("scenarios: \(passed) passed, \(results.count - passed) failed")
     return lines.joined(separator: "\n")
   }
 
