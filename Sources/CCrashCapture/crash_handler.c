@@ -8,9 +8,13 @@
 //   atomic_compare_exchange_strong, atomic_load — lock-free C11 atomics on int.
 //   libunwind unw_init_local2, unw_step, unw_get_reg (private RTLD_LOCAL copy) —
 //       documented as signal-safe for local unwinding in libunwind(3); only this file uses
-//       this copy, so no other thread can hold its locks. On a cache miss it consults
-//       dl_iterate_phdr, which takes the loader lock: a crash while another thread is inside
-//       dlopen could wait on it (glibc limitation, same for every libunwind-based handler).
+//       this copy, so no other thread can hold its locks (it blocks signals around them with
+//       sigprocmask). For code loaded after install it falls back to dl_iterate_phdr, which
+//       takes the loader lock: a crash while another thread is inside dlopen could wait on it
+//       (a glibc limitation shared by every libunwind-based handler; lcc_refresh_modules
+//       registers new code).
+//       Frames are looked up first in the dynamic unwind-info list registered at install
+//       (unwind_tables.c), which libunwind reads without locks or system calls.
 //   lcc_buffer_* — pure loops over memory mapped at install time.
 // Nothing allocates, nothing uses stdio or locale, errno is saved and restored.
 #define _GNU_SOURCE
@@ -19,6 +23,7 @@
 #include "module_map.h"
 #include "record_buffer.h"
 #include "unwinder.h"
+#include "unwind_tables.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -246,7 +251,6 @@ int lcc_install(const lcc_options *options, char *error, size_t error_size) {
     if (lcc_unwinder_load(&unwinder, error, error_size) != 0) return -1;
     unwinder_loaded = 1;
   }
-  lcc_unwinder_warm_up(&unwinder);
 
   max_frames = options->max_frames > 0 ? options->max_frames : 128;
   if (max_frames < 4) max_frames = 4;
@@ -277,6 +281,8 @@ int lcc_install(const lcc_options *options, char *error, size_t error_size) {
     snprintf(error, error_size, "cannot capture the module map");
     return -1;
   }
+  lcc_unwinder_warm_up(&unwinder);
+
   size_t record_size = 4096 + (size_t)max_frames * 24 + modules.size;
   if (record.data) munmap(record.data, record.size);
   record.data = mmap(NULL, record_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -319,6 +325,9 @@ void lcc_uninstall(void) {
 }
 
 int lcc_refresh_modules(void) {
+  if (unwinder_loaded && unwinder.register_dynamic && unwinder.cancel_dynamic) {
+    lcc_unwind_tables_register(unwinder.register_dynamic, unwinder.cancel_dynamic);
+  }
   size_t size = 64 * 1024;
   for (int attempt = 0; attempt < 6; attempt++, size *= 2) {
     char *data = malloc(size);

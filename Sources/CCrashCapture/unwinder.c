@@ -22,6 +22,9 @@ int lcc_unwinder_load(lcc_unwinder *out, char *error, size_t error_size) {
   out->step = (int (*)(unw_cursor_t *))dlsym(library, LCC_STRINGIFY(unw_step));
   out->get_reg = (int (*)(unw_cursor_t *, unw_regnum_t, unw_word_t *))dlsym(library, LCC_STRINGIFY(unw_get_reg));
   out->getcontext = (int (*)(unw_context_t *))dlsym(library, LCC_STRINGIFY(unw_tdep_getcontext));
+  // Optional: without them libunwind finds the tables itself, only more slowly.
+  out->register_dynamic = (void (*)(unw_dyn_info_t *))dlsym(library, "_U_dyn_register");
+  out->cancel_dynamic = (void (*)(unw_dyn_info_t *))dlsym(library, "_U_dyn_cancel");
   if (!out->init_local2 || !out->init_local || !out->step || !out->get_reg || !out->getcontext) {
     snprintf(error, error_size, "libunwind.so.8 lacks %s/%s/%s/%s/%s", LCC_STRINGIFY(unw_init_local2),
              LCC_STRINGIFY(unw_init_local), LCC_STRINGIFY(unw_step), LCC_STRINGIFY(unw_get_reg),

@@ -11,6 +11,8 @@ typedef struct lcc_unwinder {
   int (*step)(unw_cursor_t *);
   int (*get_reg)(unw_cursor_t *, unw_regnum_t, unw_word_t *);
   int (*getcontext)(unw_context_t *);
+  void (*register_dynamic)(unw_dyn_info_t *);
+  void (*cancel_dynamic)(unw_dyn_info_t *);
 } lcc_unwinder;
 
 /// Loads libunwind once; 0 on success, -1 with a message.
