@@ -7,11 +7,12 @@ public struct BenchFault: Sendable {
   /// `CHAOS_FAILPOINTS`.
   public var failpoints: String
 
-  /// The faults of `chaos bench`: segv, fatal, abort, stack overflow, background-thread segv.
+  /// The faults of `chaos bench`: segv, fatal and abort in the last main-thread task (`ui`,
+  /// once the workers are idle), stack overflow on the main thread, segv on a background thread.
   public static let standard = [
-    BenchFault(name: "segv", failpoints: "task.config=segv"),
-    BenchFault(name: "fatal", failpoints: "task.config=fatal"),
-    BenchFault(name: "abort", failpoints: "task.config=abort"),
+    BenchFault(name: "segv", failpoints: "task.ui=segv"),
+    BenchFault(name: "fatal", failpoints: "task.ui=fatal"),
+    BenchFault(name: "abort", failpoints: "task.ui=abort"),
     BenchFault(name: "stackoverflow", failpoints: "task.config=stackoverflow"),
     BenchFault(name: "thread segv", failpoints: "task.config=thread(segv)"),
   ]
