@@ -15,7 +15,8 @@
 //       registers new code).
 //       Frames are looked up first in the dynamic unwind-info list registered at install
 //       (unwind_tables.c), which libunwind reads without locks or system calls.
-//   lcc_buffer_* — pure loops over memory mapped at install time.
+//   lcc_buffer_* — loops and memcpy (async-signal-safe since POSIX.1-2016) over memory
+//       mapped at install time.
 // Nothing allocates, nothing uses stdio or locale, errno is saved and restored.
 #define _GNU_SOURCE
 #include "CCrashCapture.h"

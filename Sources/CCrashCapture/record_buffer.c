@@ -1,5 +1,8 @@
-// Async-signal-safe formatting: plain loops over preallocated memory, no libc calls.
+// Async-signal-safe formatting over preallocated memory. The only libc call is memcpy
+// (async-signal-safe since POSIX.1-2016, XSH 2.4.3).
 #include "record_buffer.h"
+
+#include <string.h>
 
 void lcc_buffer_reset(lcc_buffer *buffer) {
   buffer->length = 0;
@@ -7,13 +10,11 @@ void lcc_buffer_reset(lcc_buffer *buffer) {
 }
 
 void lcc_buffer_bytes(lcc_buffer *buffer, const char *bytes, size_t count) {
-  for (size_t index = 0; index < count; index++) {
-    if (buffer->length >= buffer->size) {
-      buffer->overflow = 1;
-      return;
-    }
-    buffer->data[buffer->length++] = bytes[index];
-  }
+  size_t room = buffer->size > buffer->length ? buffer->size - buffer->length : 0;
+  size_t copied = count < room ? count : room;
+  memcpy(buffer->data + buffer->length, bytes, copied);
+  buffer->length += copied;
+  if (copied < count) buffer->overflow = 1;
 }
 
 void lcc_buffer_string(lcc_buffer *buffer, const char *text) {
