@@ -8,8 +8,10 @@
 //   atomic_compare_exchange_strong, atomic_load — lock-free C11 atomics on int.
 //   libunwind unw_init_local2, unw_step, unw_get_reg (private RTLD_LOCAL copy) —
 //       documented as signal-safe for local unwinding in libunwind(3); only this file uses
-//       this copy, so no other thread can hold its locks (it blocks signals around them with
-//       sigprocmask). For code loaded after install it falls back to dl_iterate_phdr, which
+//       this copy, so no other thread can hold its locks. Its sigprocmask calls around those
+//       locks are skipped during a crash (unwinder.c patches the copy's PLT slot: a nested
+//       fault on this thread is caught by the re-entry guard instead). It validates addresses
+//       with mincore and a pipe write/read (system calls). For code loaded after install it falls back to dl_iterate_phdr, which
 //       takes the loader lock: a crash while another thread is inside dlopen could wait on it
 //       (a glibc limitation shared by every libunwind-based handler; lcc_refresh_modules
 //       registers new code).
@@ -241,6 +243,7 @@ static void crash_handler(int signo, siginfo_t *info, void *context) {
     return;
   }
   first_signal = signo;
+  lcc_unwinder_in_crash = 1;
   record_crash(signo, info, context, entered, thread_id);
   errno = saved_errno;
   // The guard stays held: the process is ending, and other crashing threads wait for it.

@@ -17,6 +17,27 @@ final class EventLog: Sendable {
     self.fd = fd
   }
 
+  /// The `failpoint` event, formatted by hand: it is written between the fault's timestamp and
+  /// the fault itself, so it must cost microseconds, not a JSONSerialization round trip.
+  func emitFailpoint(name: String, action: String, t: UInt64) {
+    var line = "{\"action\":" + Self.quoted(action) + ",\"event\":\"failpoint\",\"name\":" + Self.quoted(name)
+    line += ",\"pid\":\(getpid()),\"t\":\(t)}\n"
+    writeLine(Array(line.utf8))
+  }
+
+  static func quoted(_ text: String) -> String {
+    var result = "\""
+    for scalar in text.unicodeScalars {
+      switch scalar {
+      case "\"": result += "\\\""
+      case "\\": result += "\\\\"
+      case _ where scalar.value < 0x20: result += String(format: "\\u%04x", scalar.value)
+      default: result.unicodeScalars.append(scalar)
+      }
+    }
+    return result + "\""
+  }
+
   /// Writes `{"event": name, "pid": …, "t": …, fields…}` as one line.
   func emit(_ name: String, _ fields: [String: Any] = [:], t: UInt64? = nil) {
     var object = fields
@@ -25,7 +46,12 @@ final class EventLog: Sendable {
     object["t"] = t ?? MonotonicNow.nanoseconds()
     guard var data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return }
     data.append(0x0A)
-    data.withUnsafeBytes { bytes in
+    writeLine(Array(data))
+  }
+
+  /// One write(2) per line (retrying a short write), so lines never interleave mid-way.
+  private func writeLine(_ bytes: [UInt8]) {
+    bytes.withUnsafeBytes { bytes in
       var offset = 0
       while offset < bytes.count {
         let written = write(fd, bytes.baseAddress! + offset, bytes.count - offset)

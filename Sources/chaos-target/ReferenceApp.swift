@@ -47,7 +47,7 @@ final class ReferenceApp: Sendable {
       installCrashCapture()
     }
     failpoints.setObserver { [events] trigger in
-      events?.emit("failpoint", ["name": trigger.name, "action": trigger.action.spec], t: trigger.monotonicNanoseconds)
+      events?.emitFailpoint(name: trigger.name, action: trigger.action.spec, t: trigger.monotonicNanoseconds)
     }
     organizer.addObserver { [events] event in events.map { EventTranslation.emit(event, to: $0) } }
 
