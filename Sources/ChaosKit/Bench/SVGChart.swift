@@ -5,10 +5,10 @@ import Foundation
 public enum SVGChart {
   /// Renders `series` (name, samples in µs) with a title.
   public static func render(title: String, series: [(String, [Double])]) -> String {
-    let width = 900.0
+    let width = 1000.0
     let height = 520.0
     let left = 70.0
-    let right = 230.0
+    let right = 330.0
     let top = 40.0
     let bottom = 50.0
     let plotWidth = width - left - right
@@ -48,14 +48,17 @@ public enum SVGChart {
     for (index, (name, samples)) in series.enumerated() where !samples.isEmpty {
       let sorted = samples.sorted()
       let color = colors[index % colors.count]
+      // Past the palette, the same colours come back dashed, so no two lines look alike.
+      let dash = index >= colors.count ? " stroke-dasharray=\"6 4\"" : ""
       let points = sorted.enumerated().map { position, value in
         let x = left + plotWidth * (sorted.count == 1 ? 0.5 : Double(position) / Double(sorted.count - 1))
         return String(format: "%.1f,%.1f", x, y(value))
       }
       svg +=
-        "<polyline fill=\"none\" stroke=\"\(color)\" stroke-width=\"2\" points=\"\(points.joined(separator: " "))\"/>\n"
+        "<polyline fill=\"none\" stroke=\"\(color)\" stroke-width=\"2\"\(dash) points=\"\(points.joined(separator: " "))\"/>\n"
       let legendY = top + 16 * Double(index)
-      svg += "<rect x=\"\(left + plotWidth + 14)\" y=\"\(legendY)\" width=\"12\" height=\"12\" fill=\"\(color)\"/>\n"
+      svg +=
+        "<line x1=\"\(left + plotWidth + 12)\" y1=\"\(legendY + 6)\" x2=\"\(left + plotWidth + 28)\" y2=\"\(legendY + 6)\" stroke=\"\(color)\" stroke-width=\"3\"\(dash)/>\n"
       svg += "<text x=\"\(left + plotWidth + 32)\" y=\"\(legendY + 10)\">\(JUnitReport.escape(name))</text>\n"
     }
     return svg + "</svg>\n"
