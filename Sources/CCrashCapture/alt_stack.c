@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -38,6 +39,10 @@ int lcc_prepare_current_thread(void) {
   if (memory == MAP_FAILED) return -1;
   // A guard page below the stack: overflowing the handler's own stack faults instead of corrupting memory.
   mprotect(memory, guard, PROT_NONE);
+  // Touch the top 32 KiB, where the handler runs (the stack grows down), so a crash does not
+  // take page faults there; the rest stays untouched (and costs nothing) until needed.
+  size_t touched = stack_size < 32 * 1024 ? stack_size : 32 * 1024;
+  memset(memory + guard + stack_size - touched, 0, touched);
   stack_t stack = {.ss_sp = memory + guard, .ss_size = stack_size, .ss_flags = 0};
   if (sigaltstack(&stack, NULL) != 0) {
     int saved = errno;

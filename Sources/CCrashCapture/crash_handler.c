@@ -119,13 +119,16 @@ static void pass_on(int signo, const siginfo_t *info) {
   if (info->si_code <= 0 || signo == SIGTRAP) raise(signo);
 }
 
-static void record_crash(int signo, const siginfo_t *info, void *context, uint64_t entered, pid_t thread_id) {
+/// Walks the stack and formats the record, then writes it, unless `dry_run` (benchmarks: the
+/// context then comes from getcontext, not from a signal frame).
+static void record_crash(int signo, const siginfo_t *info, void *context, uint64_t entered, pid_t thread_id, int dry_run) {
   // Keep the first frames and the last `tail_keep` (the thread's bottom: who started the work).
   size_t tail_keep = (size_t)max_frames / 4 < LCC_TAIL_FRAMES ? (size_t)max_frames / 4 : LCC_TAIL_FRAMES;
   size_t head_capacity = (size_t)max_frames - tail_keep;
   size_t total = 0;
   unw_cursor_t cursor;
-  if (unwinder_loaded && unwinder.init_local2(&cursor, (unw_context_t *)context, UNW_INIT_SIGNAL_FRAME) == 0) {
+  int flags = dry_run ? 0 : UNW_INIT_SIGNAL_FRAME;
+  if (unwinder_loaded && unwinder.init_local2(&cursor, (unw_context_t *)context, flags) == 0) {
     do {
       unw_word_t ip = 0;
       if (unwinder.get_reg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0) break;
@@ -204,6 +207,7 @@ static void record_crash(int signo, const siginfo_t *info, void *context, uint64
     out->length = out->size - 3;
     lcc_buffer_bytes(out, "}\n", 2);
   }
+  if (dry_run) return;
   if (events_fd >= 0) write_all(events_fd, out->data, out->length);
   if (report_path[0]) {
     int fd = open(report_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -244,7 +248,7 @@ static void crash_handler(int signo, siginfo_t *info, void *context) {
   }
   first_signal = signo;
   lcc_unwinder_in_crash = 1;
-  record_crash(signo, info, context, entered, thread_id);
+  record_crash(signo, info, context, entered, thread_id, 0);
   errno = saved_errno;
   // The guard stays held: the process is ending, and other crashing threads wait for it.
   pass_on(signo, info);
@@ -352,3 +356,16 @@ int lcc_refresh_modules(void) {
 void lcc_set_launch_finished(int finished) { launch_finished = finished ? 1 : 0; }
 
 int lcc_is_installed(void) { return installed; }
+
+int64_t lcc_benchmark_walk(void) {
+  if (!installed) return -1;
+  ucontext_t context;
+  siginfo_t info;
+  memset(&info, 0, sizeof info);
+  if (unwinder.getcontext((unw_context_t *)&context) != 0) return -1;
+  uint64_t start = monotonic_now();
+  lcc_unwinder_in_crash = 1;
+  record_crash(0, &info, &context, start, main_thread_id, 1);
+  lcc_unwinder_in_crash = 0;
+  return (int64_t)(monotonic_now() - start);
+}

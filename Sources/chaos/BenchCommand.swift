@@ -61,6 +61,8 @@ struct BenchCommand: ParsableCommand {
       report.handler = try HandlerLatencyBenchmark(target: target, iterations: iterations, workDirectory: work).run(
         progress: say)
       print(BenchTables.handler(report.handler!))
+      report.warmHandler = try ReferenceAppBench.json(target, ["--bench-warm-handler"])
+      print(BenchTables.warmHandler(report.warmHandler!))
     }
     if sections.contains("reap") {
       report.reap = try CrashToReapBenchmark(target: target, iterations: reapIterations, workDirectory: work).run(

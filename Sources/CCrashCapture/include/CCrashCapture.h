@@ -49,6 +49,11 @@ void lcc_set_launch_finished(int finished);
 /// Whether the handler is installed.
 int lcc_is_installed(void);
 
+/// Benchmark only: walks and formats the calling thread's stack exactly as a crash would
+/// (nothing is written) and returns the nanoseconds it took. Repeated calls measure the warm
+/// path. Requires lcc_install; returns -1 otherwise. Not for use in a signal handler.
+int64_t lcc_benchmark_walk(void);
+
 // ---------------------------------------------------------------------------
 // SIGTERM marker: lets the next launch tell a clean shutdown from a crash.
 // ---------------------------------------------------------------------------

@@ -3,6 +3,8 @@ import Foundation
 /// Everything `chaos bench` measured, for `--json`.
 public struct BenchReport: Codable, Sendable {
   public var handler: [HandlerLatencyBenchmark.Row]?
+  /// The handler's walk repeated in one process: cold first run, then warm.
+  public var warmHandler: [String: JSONValue]?
   public var reap: [CrashToReapBenchmark.Cell]?
   public var throughput: [ThroughputBenchmark.Row]?
   public var protection: ProtectionCostBenchmark.Report?
@@ -40,6 +42,18 @@ public enum BenchTables {
           + values.map { pad(format($0), 12) }.joined())
     }
     return lines.joined(separator: "\n")
+  }
+
+  /// The warm path: the same walk-and-format repeated in one process.
+  public static func warmHandler(_ json: [String: JSONValue]) -> String {
+    func value(_ key: String) -> String {
+      guard case .number(let number)? = json[key] else { return "?" }
+      return format(number)
+    }
+    return """
+      handler walk + format repeated in one process (\(json["runs"]?.description ?? "?") runs, ~15 frames, no signal, µs): \
+      first \(value("first_us")), warm p50 \(value("warm_p50_us")), p99 \(value("warm_p99_us")), max \(value("warm_max_us"))
+      """
   }
 
   /// Crash-to-reap per fault and configuration, with ratios against ours.
