@@ -43,7 +43,7 @@ final class EventLog: Sendable {
     var object = fields
     object["event"] = name
     object["pid"] = Int(getpid())
-    object["t"] = t ?? MonotonicNow.nanoseconds()
+    object["t"] = t ?? MonotonicClock.nanoseconds()
     guard var data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return }
     data.append(0x0A)
     writeLine(Array(data))
@@ -63,8 +63,4 @@ final class EventLog: Sendable {
       }
     }
   }
-}
-
-enum MonotonicNow {
-  static func nanoseconds() -> UInt64 { MonotonicClock.nanoseconds() }
 }

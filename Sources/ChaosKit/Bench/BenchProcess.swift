@@ -4,7 +4,6 @@ import Foundation
 /// in the measured time) under a watchdog that kills the group if it hangs.
 struct BenchProcess {
   var target: String
-  var directory: String
 
   struct Run {
     var end: ProcessEnd
@@ -36,7 +35,7 @@ struct BenchProcess {
     let reapedAt = MonotonicNanoseconds.now()
     watchdog.cancel()
     ChildRegistry.shared.unregister(pid)
-    let end: ProcessEnd = status & 0x7f == 0 ? .exited((status >> 8) & 0xff) : .signaled(status & 0x7f)
+    let end = ProcessEnd(waitStatus: status)
     let decoded = readEvents ? try EventDecoder.decode(path: events).events : []
     return Run(end: end, reapedAt: reapedAt, spawnedAt: spawnedAt, events: decoded)
   }

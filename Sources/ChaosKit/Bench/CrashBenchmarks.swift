@@ -53,7 +53,7 @@ public struct HandlerLatencyBenchmark: Sendable {
       progress("handler latency: \(fault.name)")
       let directory = workDirectory + "/handler-\(fault.name.replacingOccurrences(of: " ", with: "-"))"
       try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-      let process = BenchProcess(target: target, directory: directory)
+      let process = BenchProcess(target: target)
       var delivery: [UInt64] = []
       var handler: [UInt64] = []
       var missing = 0
@@ -132,7 +132,7 @@ public struct CrashToReapBenchmark: Sendable {
         for configuration in Self.configurations {
           let directory = workDirectory + "/reap"
           try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-          let run = try BenchProcess(target: target, directory: directory).run(
+          let run = try BenchProcess(target: target).run(
             failpoints: fault.failpoints, app: configuration.app, swiftBacktrace: configuration.swiftBacktrace,
             stateDirectory: directory + "/state-\(configuration.name.replacingOccurrences(of: " ", with: "-"))",
             events: directory + "/events.ndjson")

@@ -74,7 +74,7 @@ public struct ThroughputBenchmark: Sendable {
     DispatchQueue.concurrentPerform(iterations: jobs) { lane in
       for index in stride(from: lane, to: launches, by: jobs) {
         do {
-          _ = try BenchProcess(target: target, directory: folder).run(
+          _ = try BenchProcess(target: target).run(
             failpoints: failpoints, app: "{\"threshold\": 1000000}", stateDirectory: folder + "/direct-state-\(index)",
             events: folder + "/direct-\(index).ndjson", readEvents: false)
         } catch {

@@ -7,7 +7,6 @@ struct Observation {
   var events: [TargetEvent]
   var crash: CrashRecord?
   var backtrace: Backtrace?
-  var state: Result<LaunchState?, StateStore.ReadError>
   var stateDirectory: String
 
   var outcome: Outcome {
@@ -88,10 +87,11 @@ enum Checker {
 
   private static func checkState(_ expect: StateExpectation, _ seen: Observation) -> [String] {
     var failures: [String] = []
+    // Read only when a scenario asks about the state, after the process is gone.
     let state: LaunchState?
-    switch seen.state {
-    case .success(let value): state = value
-    case .failure(let error):
+    do {
+      state = try StateStore(directory: seen.stateDirectory).read()
+    } catch {
       return ["expected a readable state, saw \(error.description)"]
     }
     func fail(_ what: String, _ expected: String, _ saw: String) {

@@ -9,6 +9,11 @@ public enum ProcessEnd: Sendable, Equatable, CustomStringConvertible {
   /// The watchdog SIGKILLed its process group.
   case timedOut
 
+  /// Decodes a `waitpid` status (WIFEXITED/WEXITSTATUS, else WTERMSIG).
+  init(waitStatus status: Int32) {
+    self = status & 0x7f == 0 ? .exited((status >> 8) & 0xff) : .signaled(status & 0x7f)
+  }
+
   public var description: String {
     switch self {
     case .exited(let code): "exit(\(code))"
@@ -100,8 +105,7 @@ struct ProcessLauncher {
     // Whatever the leader left behind in its group dies with it: no orphans.
     kill(-pid, SIGKILL)
     ChildRegistry.shared.unregister(pid)
-    if status & 0x7f == 0 { return .exited((status >> 8) & 0xff) }
-    return .signaled(status & 0x7f)
+    return ProcessEnd(waitStatus: status)
   }
 }
 

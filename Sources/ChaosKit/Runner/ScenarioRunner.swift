@@ -1,5 +1,4 @@
 import Foundation
-import LaunchProtection
 
 /// Runs one scenario: a fresh state directory, its launches in order, each process spawned
 /// with the protocol's environment, its events decoded and its expectations checked.
@@ -19,7 +18,6 @@ public struct ScenarioRunner: Sendable {
     var result = ScenarioResult(
       path: scenario.path, name: scenario.name, group: scenario.group, status: "passed", messages: [], processes: [],
       seconds: 0, artifacts: workDirectory)
-    defer {}
     try? FileManager.default.removeItem(atPath: workDirectory)
     do {
       try FileManager.default.createDirectory(atPath: workDirectory, withIntermediateDirectories: true)
@@ -136,10 +134,8 @@ public struct ScenarioRunner: Sendable {
       }
     }
     let backtrace = spec.expect.backtraceContains.isEmpty ? nil : crash.map(symbolizer.symbolize)
-    let state: Result<LaunchState?, StateStore.ReadError>
-    do { state = .success(try StateStore(directory: stateDirectory).read()) } catch { state = .failure(error) }
     let observation = Observation(
-      end: end, events: events, crash: crash, backtrace: backtrace, state: state, stateDirectory: stateDirectory)
+      end: end, events: events, crash: crash, backtrace: backtrace, stateDirectory: stateDirectory)
     failures += Checker.check(spec.expect, observation)
     let fault = events.last { $0.name == "failpoint" }
     return ProcessResult(
