@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "CCrashCapture.h"
 #include "alt_stack.h"
+#include "readable_memory.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -30,6 +31,7 @@ void lcc_alt_stack_set_size(size_t size) {
 }
 
 int lcc_prepare_current_thread(void) {
+  lcc_readable_record_thread_stack();
   stack_t current;
   if (sigaltstack(NULL, &current) != 0) return -1;
   if (!(current.ss_flags & SS_DISABLE) && current.ss_size >= 64 * 1024) return 0;  // already has a usable one

@@ -8,15 +8,19 @@
 //   atomic_compare_exchange_strong, atomic_load — lock-free C11 atomics on int.
 //   libunwind unw_init_local2, unw_step, unw_get_reg (private RTLD_LOCAL copy) —
 //       documented as signal-safe for local unwinding in libunwind(3); only this file uses
-//       this copy, so no other thread can hold its locks. Its sigprocmask calls around those
-//       locks are skipped during a crash (unwinder.c patches the copy's PLT slot: a nested
-//       fault on this thread is caught by the re-entry guard instead). It validates addresses
-//       with mincore and a pipe write/read (system calls). For code loaded after install it falls back to dl_iterate_phdr, which
-//       takes the loader lock: a crash while another thread is inside dlopen could wait on it
-//       (a glibc limitation shared by every libunwind-based handler; lcc_refresh_modules
-//       registers new code).
-//       Frames are looked up first in the dynamic unwind-info list registered at install
-//       (unwind_tables.c), which libunwind reads without locks or system calls.
+//       this copy, so no other thread can hold its locks. On the crashing thread its imports
+//       are rerouted (unwinder_hooks.c): sigprocmask around its locks is skipped (a nested
+//       fault is caught by the re-entry guard instead); its page validation (mincore, then a
+//       pipe read and write) is answered from memory for the signal frame and the interrupted
+//       stack (readable_memory.c) and made with those real system calls otherwise; its
+//       thread-local storage is a static block, because a dlopen'ed library's TLS is
+//       allocated with malloc on a thread's first access.
+//       Frames are looked up in the unwind-info list registered at install (unwind_tables.c),
+//       which libunwind reads without locks or system calls. For code loaded after install it
+//       falls back to dl_iterate_phdr, which takes the loader lock: a crash while another
+//       thread is inside dlopen could wait on it (a glibc limitation shared by every
+//       libunwind-based handler; lcc_refresh_modules registers new code).
+//   lcc_readable_begin_crash — stores and compares integers; reads initial-exec TLS.
 //   lcc_buffer_* — loops and memcpy (async-signal-safe since POSIX.1-2016) over memory
 //       mapped at install time.
 // Nothing allocates, nothing uses stdio or locale, errno is saved and restored.
@@ -26,10 +30,13 @@
 #include "module_map.h"
 #include "record_buffer.h"
 #include "unwinder.h"
+#include "unwinder_hooks.h"
+#include "readable_memory.h"
 #include "unwind_tables.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -60,6 +67,7 @@ static uintptr_t tail_frames[LCC_TAIL_FRAMES];
 static lcc_buffer record;
 static lcc_buffer modules;
 static pid_t main_thread_id;
+static pid_t process_id;  // cached: one system call less in the handler; refreshed after fork
 static volatile sig_atomic_t launch_finished;
 static _Atomic int handler_owner;  // tid of the thread recording a crash, 0 when none
 static volatile sig_atomic_t first_signal;
@@ -152,7 +160,7 @@ static void record_crash(int signo, const siginfo_t *info, void *context, uint64
   lcc_buffer *out = &record;
   lcc_buffer_reset(out);
   lcc_buffer_string(out, "{\"event\":\"crash\",\"pid\":");
-  lcc_buffer_signed(out, getpid());
+  lcc_buffer_signed(out, process_id);
   lcc_buffer_string(out, ",\"t\":");
   lcc_buffer_unsigned(out, entered);
   lcc_buffer_string(out, ",\"signal\":");
@@ -222,6 +230,13 @@ static void record_crash(int signo, const siginfo_t *info, void *context, uint64
 
 int64_t lcc_benchmark_walk(void);
 
+/// The process id and its main thread's id (the same number); in a forked child, the thread
+/// that called fork becomes the main thread.
+static void refresh_process_id(void) {
+  process_id = getpid();
+  main_thread_id = process_id;
+}
+
 static void crash_handler(int signo, siginfo_t *info, void *context) {
   uint64_t entered = monotonic_now();
   int saved_errno = errno;
@@ -249,7 +264,9 @@ static void crash_handler(int signo, siginfo_t *info, void *context) {
     return;
   }
   first_signal = signo;
-  lcc_unwinder_in_crash = 1;
+  lcc_unwinder_enter_crash();
+  lcc_readable_begin_crash(context, sizeof(ucontext_t),
+                           (uintptr_t)((ucontext_t *)context)->uc_mcontext.gregs[REG_RSP], signo, info);
   record_crash(signo, info, context, entered, thread_id, 0);
   errno = saved_errno;
   // The guard stays held: the process is ending, and other crashing threads wait for it.
@@ -305,7 +322,9 @@ int lcc_install(const lcc_options *options, char *error, size_t error_size) {
   record.size = record_size;
   memset(record.data, 0, record.size);  // touch the pages now, not in the handler
 
-  main_thread_id = getpid();
+  refresh_process_id();
+  static int fork_hook_registered;
+  if (!fork_hook_registered) fork_hook_registered = pthread_atfork(NULL, NULL, refresh_process_id) == 0;
   if (lcc_prepare_current_thread() != 0) {
     snprintf(error, error_size, "cannot create an alternate signal stack: %s", strerror(errno));
     return -1;
@@ -370,8 +389,9 @@ int64_t lcc_benchmark_walk(void) {
   memset(&info, 0, sizeof info);
   if (unwinder.getcontext((unw_context_t *)&context) != 0) return -1;
   uint64_t start = monotonic_now();
-  lcc_unwinder_in_crash = 1;
+  lcc_unwinder_enter_crash();
+  lcc_readable_begin_crash(&context, sizeof context, (uintptr_t)context.uc_mcontext.gregs[REG_RSP], 0, &info);
   record_crash(0, &info, &context, start, main_thread_id, 1);
-  lcc_unwinder_in_crash = 0;
+  lcc_unwinder_leave_crash();
   return (int64_t)(monotonic_now() - start);
 }

@@ -12,7 +12,13 @@ void lcc_buffer_reset(lcc_buffer *buffer) {
 void lcc_buffer_bytes(lcc_buffer *buffer, const char *bytes, size_t count) {
   size_t room = buffer->size > buffer->length ? buffer->size - buffer->length : 0;
   size_t copied = count < room ? count : room;
-  memcpy(buffer->data + buffer->length, bytes, copied);
+  char *destination = buffer->data + buffer->length;
+  // Most pieces are a few bytes: a loop beats a call into libc's (possibly cold) memcpy.
+  if (copied <= 32) {
+    for (size_t index = 0; index < copied; index++) destination[index] = bytes[index];
+  } else {
+    memcpy(destination, bytes, copied);
+  }
   buffer->length += copied;
   if (copied < count) buffer->overflow = 1;
 }
@@ -25,12 +31,12 @@ void lcc_buffer_string(lcc_buffer *buffer, const char *text) {
 
 void lcc_buffer_unsigned(lcc_buffer *buffer, uint64_t value) {
   char digits[20];
-  int count = 0;
+  size_t start = sizeof digits;
   do {
-    digits[count++] = (char)('0' + value % 10);
+    digits[--start] = (char)('0' + value % 10);
     value /= 10;
   } while (value);
-  while (count) lcc_buffer_bytes(buffer, &digits[--count], 1);
+  lcc_buffer_bytes(buffer, digits + start, sizeof digits - start);
 }
 
 void lcc_buffer_signed(lcc_buffer *buffer, int64_t value) {
@@ -44,14 +50,15 @@ void lcc_buffer_signed(lcc_buffer *buffer, int64_t value) {
 
 void lcc_buffer_hex(lcc_buffer *buffer, uint64_t value) {
   static const char hex[] = "0123456789abcdef";
-  char digits[16];
-  int count = 0;
+  char digits[18];
+  size_t start = sizeof digits;
   do {
-    digits[count++] = hex[value & 0xf];
+    digits[--start] = hex[value & 0xf];
     value >>= 4;
   } while (value);
-  lcc_buffer_bytes(buffer, "0x", 2);
-  while (count) lcc_buffer_bytes(buffer, &digits[--count], 1);
+  digits[--start] = 'x';
+  digits[--start] = '0';
+  lcc_buffer_bytes(buffer, digits + start, sizeof digits - start);
 }
 
 void lcc_buffer_json_string(lcc_buffer *buffer, const char *text) {

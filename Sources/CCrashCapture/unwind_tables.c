@@ -51,6 +51,10 @@ void lcc_unwind_tables_register(void (*register_info)(unw_dyn_info_t *), void (*
   registered = 0;
   int count = 0;
   dl_iterate_phdr(capture, &count);
-  for (int index = 0; index < count; index++) register_info(&tables[index]);
+  // libunwind walks its list from the most recently registered entry, on every frame. Going
+  // backwards leaves the list in load order: the executable, then its direct dependencies
+  // (the Swift runtime, libc), where almost every crash frame lies, so a lookup ends within
+  // a few entries instead of walking cold memory through all of them.
+  for (int index = count - 1; index >= 0; index--) register_info(&tables[index]);
   registered = count;
 }

@@ -15,10 +15,6 @@ typedef struct lcc_unwinder {
   void (*cancel_dynamic)(unw_dyn_info_t *);
 } lcc_unwinder;
 
-/// Set by the crash handler before it walks the stack: libunwind's own signal blocking
-/// (sigprocmask around every internal lock, ~50 system calls a crash) is then skipped.
-extern volatile int lcc_unwinder_in_crash;
-
 /// Loads libunwind once; 0 on success, -1 with a message.
 int lcc_unwinder_load(lcc_unwinder *out, char *error, size_t error_size);
 

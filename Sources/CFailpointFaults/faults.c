@@ -1,5 +1,6 @@
 #include "CFailpointFaults.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -12,6 +13,15 @@ static volatile int *volatile null_target = 0;
 static volatile int zero_divisor = 0;
 
 __attribute__((noinline)) void cf_fault_null_write(void) {
+  *null_target = 42;
+}
+
+__attribute__((noinline)) void cf_fault_smashed_stack(void) {
+  // The frame record (saved frame pointer, then return address) sits at the frame address on
+  // x86_64 and AArch64. Nothing is mapped this low in a PIE process.
+  volatile uintptr_t *frame = (volatile uintptr_t *)__builtin_frame_address(0);
+  frame[0] = (uintptr_t)0xdead0000u;
+  frame[1] = (uintptr_t)0xbad00000u;
   *null_target = 42;
 }
 

@@ -37,6 +37,9 @@ public indirect enum FailpointAction: Sendable, Equatable {
   case outOfBounds
   /// Recurses until the stack is exhausted: SIGSEGV.
   case stackOverflow
+  /// Overwrites its own return address and saved frame pointer with unmapped addresses, then
+  /// writes through a null pointer: SIGSEGV with a stack that cannot be walked past one frame.
+  case smashedStack
   /// Sends SIGKILL to its own process.
   case kill
   /// Runs the inner action on a fresh background thread, and blocks the caller
@@ -46,7 +49,8 @@ public indirect enum FailpointAction: Sendable, Equatable {
   /// Every action keyword the spec grammar accepts.
   public static let keywords = [
     "off", "print", "sleep", "delay", "hang", "exit", "return", "segv", "bus", "fpe", "abort",
-    "trap", "fatal", "unwrap", "overflow", "oob", "stackoverflow", "kill", "thread",
+    "trap", "fatal", "unwrap", "overflow", "oob", "stackoverflow", "smash", "kill",
+    "thread",
   ]
 
   /// The action in spec syntax, e.g. `sleep(10)` or `thread(segv)`.
@@ -69,6 +73,7 @@ public indirect enum FailpointAction: Sendable, Equatable {
     case .overflow: "overflow"
     case .outOfBounds: "oob"
     case .stackOverflow: "stackoverflow"
+    case .smashedStack: "smash"
     case .kill: "kill"
     case .thread(let inner): "thread(\(inner.spec))"
     }

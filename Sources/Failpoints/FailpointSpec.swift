@@ -220,6 +220,7 @@ public enum FailpointSpecParser {
     case "overflow": return try noArgument(.overflow)
     case "oob": return try noArgument(.outOfBounds)
     case "stackoverflow": return try noArgument(.stackOverflow)
+    case "smash": return try noArgument(.smashedStack)
     case "kill": return try noArgument(.kill)
     default:  // "thread"
       guard let argument, !argument.trimmingWhitespace().isEmpty, let open else {

@@ -44,6 +44,7 @@ enum FaultInjection {
     case .overflow: failpointOverflow()
     case .outOfBounds: failpointOutOfBounds()
     case .stackOverflow: _ = failpointStackOverflow(0)
+    case .smashedStack: cf_fault_smashed_stack()
     case .kill: _ = kill(getpid(), SIGKILL)
     }
   }

@@ -76,6 +76,20 @@ final class CrashCaptureTests: XCTestCase {
     }
   }
 
+  func testSmashedStackIsRecordedUpToTheCorruptFrame() throws {
+    // The frame above the crash holds unmapped addresses: the walk must stop there (through
+    // libunwind's real page checks, not the shortcut for known stack pages), never fault
+    // inside the handler, and still end the process with the original signal.
+    for failpoints in ["task.config=smash", "task.config=thread(smash)"] {
+      let result = try crash(failpoints)
+      assertSane(
+        result, signal: SIGSEGV, function: "cf_fault_smashed_stack", mainThread: !failpoints.contains("thread"))
+      guard let record = result.record else { continue }
+      XCTAssertEqual(record.frames.count, 2, "\(failpoints): the crashing frame and the corrupt return address")
+      XCTAssertEqual(record.frames.last, "0xbad00000", "\(failpoints): the smashed return address is the last frame")
+    }
+  }
+
   func testStackOverflowOnABackgroundThreadIsCaught() throws {
     let result = try crash("task.config=thread(stackoverflow)")
     assertSane(result, signal: SIGSEGV, function: "failpointStackOverflow", mainThread: false)

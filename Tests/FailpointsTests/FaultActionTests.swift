@@ -9,7 +9,8 @@ final class FaultActionTests: XCTestCase {
       ("segv", .signaled(SIGSEGV)), ("bus", .signaled(SIGBUS)), ("fpe", .signaled(SIGFPE)),
       ("abort", .signaled(SIGABRT)), ("trap", .signaled(SIGTRAP)), ("fatal", .signaled(SIGILL)),
       ("unwrap", .signaled(SIGILL)), ("overflow", .signaled(SIGILL)), ("oob", .signaled(SIGILL)),
-      ("stackoverflow", .signaled(SIGSEGV)), ("kill", .signaled(SIGKILL)), ("exit(7)", .exited(7)),
+      ("stackoverflow", .signaled(SIGSEGV)), ("smash", .signaled(SIGSEGV)), ("kill", .signaled(SIGKILL)),
+      ("exit(7)", .exited(7)),
       ("thread(segv)", .signaled(SIGSEGV)), ("thread(fatal)", .signaled(SIGILL)),
       ("thread(stackoverflow)", .signaled(SIGSEGV)), ("sleep(1)", .exited(0)), ("off", .exited(0)),
     ]

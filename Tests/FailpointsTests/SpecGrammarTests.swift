@@ -18,17 +18,18 @@ final class SpecGrammarTests: XCTestCase {
 
   func testEveryActionKeywordParses() throws {
     let text =
-      "a=segv;b=bus;c=fpe;d=abort;e=trap;f=fatal;g=unwrap;h=overflow;i=oob;j=stackoverflow;k=kill;l=hang;m=exit(4);n=delay(3);o=return(ENOSPC);p=thread(segv);q=return(5)"
+      "a=segv;b=bus;c=fpe;d=abort;e=trap;f=fatal;g=unwrap;h=overflow;i=oob;j=stackoverflow;r=smash;k=kill;l=hang;m=exit(4);n=delay(3);o=return(ENOSPC);p=thread(segv);q=return(5)"
     let actions = try FailpointSpecParser.parse(text).map { $0.terms[0].action }
     XCTAssertEqual(
       actions,
       [
-        .segv, .bus, .fpe, .abort, .trap, .fatal, .unwrap, .overflow, .outOfBounds, .stackOverflow, .kill, .hang,
+        .segv, .bus, .fpe, .abort, .trap, .fatal, .unwrap, .overflow, .outOfBounds, .stackOverflow, .smashedStack,
+        .kill, .hang,
         .exit(code: 4), .delay(milliseconds: 3), .returnError(errno: ENOSPC), .thread(.segv), .returnError(errno: 5),
       ])
     XCTAssertEqual(
       actions.map(\.spec).joined(separator: ","),
-      "segv,bus,fpe,abort,trap,fatal,unwrap,overflow,oob,stackoverflow,kill,hang,exit(4),delay(3),return(ENOSPC),thread(segv),return(EIO)"
+      "segv,bus,fpe,abort,trap,fatal,unwrap,overflow,oob,stackoverflow,smash,kill,hang,exit(4),delay(3),return(ENOSPC),thread(segv),return(EIO)"
     )
   }
 

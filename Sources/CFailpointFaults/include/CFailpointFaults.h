@@ -13,6 +13,9 @@ void cf_fault_bus(void);
 void cf_fault_integer_divide(void);
 /// Executes a breakpoint instruction (int3): SIGTRAP.
 void cf_fault_breakpoint(void);
+/// Overwrites its own saved frame pointer and return address with unmapped addresses, then
+/// writes through a null pointer: SIGSEGV on a stack that cannot be walked past this frame.
+void cf_fault_smashed_stack(void);
 
 /// Names the calling thread (prctl PR_SET_NAME, 15 characters at most), as crash records show it.
 void cf_set_thread_name(const char *name);
