@@ -12,9 +12,9 @@
 //       are rerouted (unwinder_hooks.c): sigprocmask around its locks is skipped (a nested
 //       fault is caught by the re-entry guard instead); its page validation (mincore, then a
 //       pipe read and write) is answered from memory for the signal frame and the interrupted
-//       stack (readable_memory.c) and made with those real system calls otherwise; its
-//       thread-local storage is a static block, because a dlopen'ed library's TLS is
-//       allocated with malloc on a thread's first access.
+//       stack (readable_memory.c) and made with those real system calls otherwise; any
+//       thread-local storage it asks for is a static block, because a dlopen'ed library's
+//       TLS is allocated with malloc on a thread's first access.
 //       Frames are looked up in the unwind-info list registered at install (unwind_tables.c),
 //       which libunwind reads without locks or system calls. For code loaded after install it
 //       falls back to dl_iterate_phdr, which takes the loader lock: a crash while another

@@ -9,10 +9,11 @@
 //     of the page into it. For pages readable_memory.c knows are mapped (the signal frame, the
 //     interrupted stack) the three calls are answered without entering the kernel; they cost
 //     2-9 µs each on a crash's cold path. Any other page gets the real calls.
-//   __tls_get_addr: libunwind keeps its validation cache in thread-local storage, and a
-//     dlopen'ed library's TLS is allocated with malloc on a thread's first access, which is
-//     not async-signal-safe (a crash inside malloc would deadlock). The crashing thread gets a
-//     zeroed static block instead; only one thread records a crash at a time.
+//   __tls_get_addr: libunwind builds with per-thread caches keep the validation cache in
+//     thread-local storage (Debian's 1.6.2 uses a global one and never calls this while
+//     unwinding), and a dlopen'ed library's TLS is allocated with malloc on a thread's first
+//     access, which is not async-signal-safe (a crash inside malloc would deadlock). The
+//     crashing thread gets a zeroed static block instead; one thread records a crash at a time.
 //
 // The wrappers are installed by rewriting the copy's PLT slots (it was loaded RTLD_LOCAL and
 // only the crash handler calls it), so nothing else in the process is affected.
