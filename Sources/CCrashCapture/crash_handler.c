@@ -309,6 +309,7 @@ int lcc_install(const lcc_options *options, char *error, size_t error_size) {
     snprintf(error, error_size, "cannot capture the module map");
     return -1;
   }
+  if (!options->skip_prefault) lcc_unwind_tables_prefault();
   lcc_unwinder_warm_up(&unwinder);
 
   size_t record_size = 4096 + (size_t)max_frames * 24 + modules.size;

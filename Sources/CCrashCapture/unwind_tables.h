@@ -8,4 +8,9 @@
 /// unwind info (install time), replacing earlier registrations.
 void lcc_unwind_tables_register(void (*register_info)(unw_dyn_info_t *), void (*cancel_info)(unw_dyn_info_t *));
 
+/// Maps the unwind tables of the objects where crashes usually start (the executable, the
+/// Swift runtime, libc) into the page tables, so a crash's first lookups do not fault.
+/// Install time only; costs one madvise per table.
+void lcc_unwind_tables_prefault(void);
+
 #endif

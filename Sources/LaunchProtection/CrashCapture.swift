@@ -28,6 +28,10 @@ public enum CrashCapture {
     public var signals: [Int32] = [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP]
     /// Bytes of each thread's alternate signal stack.
     public var alternateStackSize = 256 * 1024
+    /// Map the unwind tables of the executable, the Swift runtime and libc into memory at
+    /// install (~50 µs), so the first crash's lookups take no page faults (~10 µs each, or a
+    /// disk read if the pages were evicted). Turn off to shave launch time.
+    public var prefaultUnwindTables = true
 
     /// Default options: no destination yet.
     public init() {}
@@ -46,7 +50,8 @@ public enum CrashCapture {
     let result = (reportFile ?? "").withCString { path in
       var raw = lcc_options(
         events_fd: options.eventsFileDescriptor ?? -1, report_path: path, max_frames: Int32(options.maxFrames),
-        chain: options.chainToPreviousHandler ? 1 : 0, signals: signals, alt_stack_size: options.alternateStackSize)
+        chain: options.chainToPreviousHandler ? 1 : 0, signals: signals, alt_stack_size: options.alternateStackSize,
+        skip_prefault: options.prefaultUnwindTables ? 0 : 1)
       return lcc_install(&raw, &error, error.count)
     }
     guard result == 0 else {

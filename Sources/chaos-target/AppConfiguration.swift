@@ -15,7 +15,7 @@ import Foundation
 ///   "extra_tasks": [{"name": "search-index", "after": ["database"]}],
 ///   "disabled_tasks": ["analytics"],
 ///   "concurrency": 2, "print_timeline": false,
-///   "crash_capture": true, "chain": false, "max_frames": 128 }
+///   "crash_capture": true, "chain": false, "max_frames": 128, "prefault": true }
 /// ```
 struct AppConfiguration: Decodable {
   struct Level: Decodable {
@@ -61,11 +61,13 @@ struct AppConfiguration: Decodable {
   var chain: Bool?
   /// Frame cap of crash records (default 128).
   var maxFrames: Int?
+  /// Prefault the unwind tables at install (default true).
+  var prefault: Bool?
   /// `glibc`: install the benchmark's comparison handler (glibc backtrace) instead of ours.
   var comparisonHandler: String?
 
   enum CodingKeys: String, CodingKey, CaseIterable {
-    case threshold, levels, repairs, concurrency, chain
+    case threshold, levels, repairs, concurrency, chain, prefault
     case protectFinish = "protect_finish"
     case launchingFinished = "launching_finished"
     case lifeActions = "life_actions"

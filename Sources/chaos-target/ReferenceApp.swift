@@ -75,6 +75,7 @@ final class ReferenceApp: Sendable {
     options.reportDirectory = organizer.store.directory
     options.chainToPreviousHandler = configuration.chain ?? false
     options.maxFrames = configuration.maxFrames ?? 128
+    options.prefaultUnwindTables = configuration.prefault ?? true
     do {
       try CrashCapture.install(options)
     } catch {

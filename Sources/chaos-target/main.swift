@@ -31,6 +31,10 @@ if CommandLine.arguments.dropFirst().first == "--bench-warm-handler" {
   WarmHandlerBenchmark.run()
   exit(0)
 }
+if CommandLine.arguments.dropFirst().first == "--bench-install" {
+  InstallCostBenchmark.run(arguments: Array(CommandLine.arguments.dropFirst(2)))
+  exit(0)
+}
 if CommandLine.arguments.dropFirst().first == "--bench-failpoints" {
   FailpointCostBenchmark.run()
   exit(0)

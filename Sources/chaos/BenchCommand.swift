@@ -78,6 +78,9 @@ struct BenchCommand: ParsableCommand {
       say("protection cost")
       report.protection = try ProtectionCostBenchmark(iterations: protectionIterations, workDirectory: work).run()
       print(BenchTables.protection(report.protection!, iterations: protectionIterations))
+      say("crash capture install")
+      report.install = try ReferenceAppBench.installCost(target, runs: 40)
+      print(BenchTables.install(report.install!))
     }
     if sections.contains("scheduler") {
       say("scheduler overhead")
@@ -108,6 +111,22 @@ struct BenchCommand: ParsableCommand {
 
 /// The reference app's own micro-benchmarks (they measure libraries ChaosKit does not link).
 enum ReferenceAppBench {
+  /// `runs` fresh processes per setting, alternating, each timing its first install.
+  static func installCost(_ target: String, runs: Int) throws -> CrashCaptureInstallCost {
+    var on: [UInt64] = []
+    var off: [UInt64] = []
+    for _ in 0..<runs {
+      for setting in ["on", "off"] {
+        let result = try json(target, ["--bench-install", setting])
+        guard case .number(let nanoseconds)? = result["install_ns"], case .bool(true)? = result["installed"] else {
+          throw ValidationError("\(target) --bench-install \(setting): crash capture did not install: \(result)")
+        }
+        if setting == "on" { on.append(UInt64(nanoseconds)) } else { off.append(UInt64(nanoseconds)) }
+      }
+    }
+    return CrashCaptureInstallCost(prefaulted: on, notPrefaulted: off)
+  }
+
   static func json(_ target: String, _ arguments: [String]) throws -> [String: JSONValue] {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: target)

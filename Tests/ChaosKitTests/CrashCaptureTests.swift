@@ -90,6 +90,14 @@ final class CrashCaptureTests: XCTestCase {
     }
   }
 
+  func testCaptureWithoutPrefaultedUnwindTables() throws {
+    // prefaultUnwindTables only saves page faults: with it off, the record is the same.
+    for (action, signal, function) in [("fatal", SIGILL, "failpointFatalError"), ("abort", SIGABRT, "ConfigTask.run")] {
+      let result = try crash("task.config=\(action)", app: "{\"prefault\": false}")
+      assertSane(result, signal: signal, function: function)
+    }
+  }
+
   func testStackOverflowOnABackgroundThreadIsCaught() throws {
     let result = try crash("task.config=thread(stackoverflow)")
     assertSane(result, signal: SIGSEGV, function: "failpointStackOverflow", mainThread: false)

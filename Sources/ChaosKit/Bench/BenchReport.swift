@@ -8,6 +8,8 @@ public struct BenchReport: Codable, Sendable {
   public var reap: [CrashToReapBenchmark.Cell]?
   public var throughput: [ThroughputBenchmark.Row]?
   public var protection: ProtectionCostBenchmark.Report?
+  /// Crash capture's install, first in a fresh process.
+  public var install: CrashCaptureInstallCost?
   public var scheduler: [String: JSONValue]?
   public var failpoints: [String: JSONValue]?
 
@@ -30,15 +32,15 @@ public enum BenchTables {
   public static func handler(_ rows: [HandlerLatencyBenchmark.Row]) -> String {
     var lines = ["", "Crash handler latency, first crash of a fresh process (µs)"]
     lines.append(
-      pad("fault", 15, left: true)
-        + ["n", "deliv p50", "p90", "p99", "max", "handler p50", "p90", "p99", "max"].map { pad($0, 12) }.joined())
+      pad("fault", 20, left: true) + pad("n", 7)
+        + ["deliv p50", "p90", "p99", "max", "handler p50", "p90", "p99", "max"].map { pad($0, 12) }.joined())
     for row in rows {
       let values = [
         row.delivery.p50, row.delivery.p90, row.delivery.p99, row.delivery.max, row.handler.p50, row.handler.p90,
         row.handler.p99, row.handler.max,
       ]
       lines.append(
-        pad(row.fault, 15, left: true) + pad(String(row.handler.count), 12)
+        pad(row.fault, 20, left: true) + pad(String(row.handler.count), 7)
           + values.map { pad(format($0), 12) }.joined())
     }
     return lines.joined(separator: "\n")
@@ -97,6 +99,15 @@ public enum BenchTables {
         ("finishLaunching after a crash", report.finishLaunchingAfterCrash),
         ("finishLaunching after a clean launch", report.finishLaunchingAfterCleanLaunch),
         ("launchingFinished", report.launchingFinished), ("plain launch (no protection)", report.plainLaunch),
+      ])
+  }
+
+  /// Crash capture's install cost.
+  public static func install(_ cost: CrashCaptureInstallCost) -> String {
+    "\nCrash capture install, first in a fresh process (µs)\n"
+      + BenchTable.render([
+        ("install, unwind tables prefaulted (default)", cost.prefaulted),
+        ("install, prefaultUnwindTables = false", cost.notPrefaulted),
       ])
   }
 

@@ -6,6 +6,8 @@ public struct BenchFault: Sendable {
   public var name: String
   /// `CHAOS_FAILPOINTS`.
   public var failpoints: String
+  /// Extra `CHAOS_APP` fields, e.g. `"prefault": false`.
+  public var app = ""
 
   /// The faults of `chaos bench`: segv, fatal and abort in the last main-thread task (`ui`,
   /// once the workers are idle), stack overflow on the main thread, segv on a background thread.
@@ -15,6 +17,13 @@ public struct BenchFault: Sendable {
     BenchFault(name: "abort", failpoints: "task.ui=abort"),
     BenchFault(name: "stackoverflow", failpoints: "task.config=stackoverflow"),
     BenchFault(name: "thread segv", failpoints: "task.config=thread(segv)"),
+  ]
+
+  /// The faults whose first lookups land in the Swift runtime and libc, with the unwind
+  /// tables left unmapped at install: what `prefaultUnwindTables` saves.
+  public static let withoutPrefault = [
+    BenchFault(name: "fatal, no prefault", failpoints: "task.ui=fatal", app: ", \"prefault\": false"),
+    BenchFault(name: "abort, no prefault", failpoints: "task.ui=abort", app: ", \"prefault\": false"),
   ]
 }
 
@@ -49,9 +58,10 @@ public struct HandlerLatencyBenchmark: Sendable {
   /// Runs every fault `iterations` times.
   public func run(progress: (String) -> Void = { _ in }) throws -> [Row] {
     var rows: [Row] = []
-    for fault in BenchFault.standard {
+    for fault in BenchFault.standard + BenchFault.withoutPrefault {
       progress("handler latency: \(fault.name)")
-      let directory = workDirectory + "/handler-\(fault.name.replacingOccurrences(of: " ", with: "-"))"
+      let slug = fault.name.replacingOccurrences(of: ",", with: "").replacingOccurrences(of: " ", with: "-")
+      let directory = workDirectory + "/handler-\(slug)"
       try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
       let process = BenchProcess(target: target)
       var delivery: [UInt64] = []
@@ -59,7 +69,8 @@ public struct HandlerLatencyBenchmark: Sendable {
       var missing = 0
       for _ in 0..<iterations {
         let run = try process.run(
-          failpoints: fault.failpoints, app: "{\"threshold\": 1000000000}", stateDirectory: directory + "/state",
+          failpoints: fault.failpoints, app: "{\"threshold\": 1000000000\(fault.app)}",
+          stateDirectory: directory + "/state",
           events: directory + "/events.ndjson")
         guard let crashEvent = run.events.last(where: { $0.name == "crash" }),
           let record = try? CrashRecord(event: crashEvent),
