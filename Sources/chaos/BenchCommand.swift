@@ -13,12 +13,13 @@ struct BenchCommand: ParsableCommand {
         swift run -c release chaos bench
         swift run -c release chaos bench --only handler,reap --iterations 500 --json bench.json --chart bench.svg
 
-      Sections: handler (fault → handler entry, entry → record written, first crash of a fresh
-      process each time), reap (fault → waitpid in the parent for our handler, the Swift runtime
-      backtracer, no handler and a glibc backtrace() handler, interleaved), throughput (launches/s
-      through the harness beside direct spawn+reap), protection (finishLaunching and
-      launchingFinished with their durable writes), scheduler (LaunchTasks overhead per task),
-      failpoints (cost of an unconfigured failpoint).
+      Sections: handler (fault → handler entry, entry → record written, first crash of a fresh \
+      process each time; fatal and abort again without prefaulted unwind tables), reap (fault → \
+      waitpid in the parent for our handler, the Swift runtime backtracer, no handler and a glibc \
+      backtrace() handler, interleaved), throughput (launches/s through the harness beside direct \
+      spawn+reap), protection (finishLaunching and launchingFinished with their durable writes; \
+      crash capture's install with and without prefaulted unwind tables), scheduler (LaunchTasks \
+      overhead per task), failpoints (cost of an unconfigured failpoint).
       """)
 
   @Option(help: "Crashes per fault for the handler-latency section.")
