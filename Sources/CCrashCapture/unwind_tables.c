@@ -10,26 +10,39 @@
 #include <link.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #define LCC_MAX_TABLES 1024
 
 static unw_dyn_info_t tables[LCC_MAX_TABLES];
 static int registered;
 
+/// The object's .eh_frame_hdr if it has the layout the mainstream linkers write (version 1;
+/// eh_frame_ptr pcrel|sdata4; fde_count udata4; table datarel|sdata4), else NULL: any other
+/// layout is left to libunwind's own lookup.
+static const unsigned char *search_table_header(const struct dl_phdr_info *info) {
+  for (int index = 0; index < info->dlpi_phnum; index++) {
+    if (info->dlpi_phdr[index].p_type != PT_GNU_EH_FRAME) continue;
+    const unsigned char *bytes = (const unsigned char *)(info->dlpi_addr + info->dlpi_phdr[index].p_vaddr);
+    return bytes[0] == 1 && bytes[1] == 0x1b && bytes[2] == 0x03 && bytes[3] == 0x3b ? bytes : NULL;
+  }
+  return NULL;
+}
+
+/// The number of entries of a search table.
+static uint32_t search_table_entries(const unsigned char *header) {
+  uint32_t entries;
+  memcpy(&entries, header + 8, sizeof entries);
+  return entries;
+}
+
 static int capture(struct dl_phdr_info *info, size_t size, void *context) {
   (void)size;
   int *count = context;
-  uintptr_t header = 0;
-  for (int index = 0; index < info->dlpi_phnum; index++) {
-    if (info->dlpi_phdr[index].p_type == PT_GNU_EH_FRAME) header = info->dlpi_addr + info->dlpi_phdr[index].p_vaddr;
-  }
-  if (!header) return 0;
-  const unsigned char *bytes = (const unsigned char *)header;
-  // Version 1; eh_frame_ptr pcrel|sdata4; fde_count udata4; table datarel|sdata4: what the
-  // mainstream linkers write. Any other layout is left to libunwind's own lookup.
-  if (bytes[0] != 1 || bytes[1] != 0x1b || bytes[2] != 0x03 || bytes[3] != 0x3b) return 0;
-  uint32_t entries;
-  memcpy(&entries, bytes + 8, sizeof entries);
+  const unsigned char *bytes = search_table_header(info);
+  if (!bytes) return 0;
+  uintptr_t header = (uintptr_t)bytes;
+  uint32_t entries = search_table_entries(bytes);
   for (int index = 0; index < info->dlpi_phnum && *count < LCC_MAX_TABLES; index++) {
     const ElfW(Phdr) *segment = &info->dlpi_phdr[index];
     if (segment->p_type != PT_LOAD || !(segment->p_flags & PF_X)) continue;
@@ -50,10 +63,11 @@ static int capture(struct dl_phdr_info *info, size_t size, void *context) {
 /// Maps [start, end) of a file mapping into the page tables: one MADV_POPULATE_READ (Linux
 /// 5.14), or a read of each page on older kernels.
 static void populate(uintptr_t start, uintptr_t end) {
-  uintptr_t page = start & ~(uintptr_t)4095;
+  uintptr_t page_size = (uintptr_t)sysconf(_SC_PAGESIZE);
+  uintptr_t page = start & ~(page_size - 1);
   if (end <= page) return;
   if (madvise((void *)page, end - page, 22 /* MADV_POPULATE_READ */) == 0) return;
-  for (; page < end; page += 4096) (void)*(volatile const char *)page;
+  for (; page < end; page += page_size) (void)*(volatile const char *)page;
 }
 
 static int prefault(struct dl_phdr_info *info, size_t size, void *context) {
@@ -62,24 +76,20 @@ static int prefault(struct dl_phdr_info *info, size_t size, void *context) {
   const char *name = info->dlpi_name ? info->dlpi_name : "";
   // The executable has an empty name; a Swift trap stops in the runtime, abort() in libc.
   if (name[0] && !strstr(name, "/libswiftCore.so") && !strstr(name, "/libc.so")) return 0;
+  const unsigned char *header = search_table_header(info);
+  if (!header) return 0;
+  int32_t eh_frame_offset;
+  memcpy(&eh_frame_offset, header + 4, sizeof eh_frame_offset);
+  populate((uintptr_t)header, (uintptr_t)header + 12 + (uintptr_t)search_table_entries(header) * 8);
+  // .eh_frame has no length of its own here; it runs to near the end of its segment (only
+  // small tables follow it: measured within 25% of its size for the toolchain's and Debian's
+  // libraries).
+  uintptr_t eh_frame = (uintptr_t)header + 4 + (intptr_t)eh_frame_offset;
   for (int index = 0; index < info->dlpi_phnum; index++) {
-    if (info->dlpi_phdr[index].p_type != PT_GNU_EH_FRAME) continue;
-    const unsigned char *header = (const unsigned char *)(info->dlpi_addr + info->dlpi_phdr[index].p_vaddr);
-    if (header[0] != 1 || header[1] != 0x1b || header[2] != 0x03 || header[3] != 0x3b) return 0;
-    uint32_t entries;
-    int32_t eh_frame_offset;
-    memcpy(&entries, header + 8, sizeof entries);
-    memcpy(&eh_frame_offset, header + 4, sizeof eh_frame_offset);
-    populate((uintptr_t)header, (uintptr_t)header + 12 + (uintptr_t)entries * 8);
-    // .eh_frame has no length of its own here; it ends its segment but for small tables
-    // (measured: within 25% of its size for the toolchain's and Debian's libraries).
-    uintptr_t eh_frame = (uintptr_t)header + 4 + (intptr_t)eh_frame_offset;
-    for (int load = 0; load < info->dlpi_phnum; load++) {
-      const ElfW(Phdr) *segment = &info->dlpi_phdr[load];
-      uintptr_t start = info->dlpi_addr + segment->p_vaddr;
-      uintptr_t end = start + segment->p_memsz;
-      if (segment->p_type == PT_LOAD && eh_frame >= start && eh_frame < end) populate(eh_frame, end);
-    }
+    const ElfW(Phdr) *segment = &info->dlpi_phdr[index];
+    uintptr_t start = info->dlpi_addr + segment->p_vaddr;
+    uintptr_t end = start + segment->p_memsz;
+    if (segment->p_type == PT_LOAD && eh_frame >= start && eh_frame < end) populate(eh_frame, end);
   }
   return 0;
 }
