@@ -4,11 +4,13 @@
 #define _GNU_SOURCE
 #include "readable_memory.h"
 
+#include <elf.h>
 #include <pthread.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define LCC_PAGE ((uintptr_t)4096)
+/// The kernel's page size, read outside the handler (lcc_readable_record_thread_stack).
+static uintptr_t page_size = 4096;
 // A fault this close below the stack pointer may be a stack overflow: the stack's lowest
 // pages may then be unmapped or guard pages, so they get libunwind's real check.
 #define LCC_OVERFLOW_WINDOW ((uintptr_t)1 << 20)
@@ -22,10 +24,17 @@ static uintptr_t frame_start, frame_end;
 static uintptr_t stack_start, stack_end;
 
 void lcc_readable_record_thread_stack(void) {
+  page_size = (uintptr_t)sysconf(_SC_PAGESIZE);
   if (syscall(SYS_gettid) == getpid()) {
-    // The main thread: everything from a running frame up to where the process started is
-    // mapped (pthread_getattr_np would read /proc/self/maps to say more).
-    thread_stack_top = (uintptr_t)__libc_stack_end;
+    // The main thread: everything from a running frame up to the end of the auxiliary vector
+    // is mapped. The kernel laid out argc, argv[], envp[] and auxv upwards from where the
+    // process started (pthread_getattr_np would read /proc/self/maps to say more).
+    const uintptr_t *word = (const uintptr_t *)__libc_stack_end;
+    word += 1 + word[0] + 1;  // argc, argv[], NULL
+    while (*word) word++;     // envp[]
+    word++;
+    while (word[0] != AT_NULL) word += 2;  // auxv pairs, up to and including AT_NULL
+    thread_stack_top = (uintptr_t)(word + 2);
     return;
   }
   pthread_attr_t attributes;
@@ -39,18 +48,19 @@ void lcc_readable_record_thread_stack(void) {
 void lcc_readable_begin_crash(const void *context, size_t context_size, uintptr_t stack_pointer, int signo,
                               const siginfo_t *info) {
   // Mappings are whole pages: the pages the kernel wrote the signal frame to are readable.
-  frame_start = (uintptr_t)context & ~(LCC_PAGE - 1);
-  frame_end = ((uintptr_t)context + context_size + LCC_PAGE - 1) & ~(LCC_PAGE - 1);
+  frame_start = (uintptr_t)context & ~(page_size - 1);
+  frame_end = ((uintptr_t)context + context_size + page_size - 1) & ~(page_size - 1);
   stack_start = stack_end = 0;
-  uintptr_t page = stack_pointer & ~(LCC_PAGE - 1);
+  uintptr_t page = stack_pointer & ~(page_size - 1);
   int faulted = (signo == SIGSEGV || signo == SIGBUS) && info && info->si_code > 0;
   uintptr_t fault = faulted ? (uintptr_t)info->si_addr : 0;
-  if (faulted && fault < stack_pointer + LCC_PAGE && fault + LCC_OVERFLOW_WINDOW > stack_pointer) return;
+  if (faulted && fault < stack_pointer + page_size && fault + LCC_OVERFLOW_WINDOW > stack_pointer) return;
   stack_start = page;
   // The page holding the stack pointer is mapped (the interrupted code was using it); above
-  // it, the stack is mapped up to the top recorded for this thread, if any.
-  uintptr_t top = thread_stack_top;
-  stack_end = top > page && top - page < ((uintptr_t)1 << 30) ? top : page + LCC_PAGE;
+  // it, the stack is mapped up to the top recorded for this thread, if any, and so is the
+  // rest of the page that holds the top (libunwind checks whole pages).
+  uintptr_t top = (thread_stack_top + page_size - 1) & ~(page_size - 1);
+  stack_end = top > page && top - page < ((uintptr_t)1 << 30) ? top : page + page_size;
 }
 
 int lcc_readable_contains(uintptr_t address, size_t length) {

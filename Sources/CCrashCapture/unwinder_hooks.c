@@ -43,6 +43,7 @@ enum { probe_idle, probe_answered, probe_drained };
 static __thread int in_crash __attribute__((tls_model("initial-exec")));
 static __thread int probe __attribute__((tls_model("initial-exec")));
 static _Alignas(64) unsigned char crash_tls[512];
+static size_t page_size = 4096;  // the kernel's, set when the hooks are installed
 
 static int (*real_sigprocmask)(int, const sigset_t *, sigset_t *);
 static int (*real_mincore)(void *, size_t, unsigned char *);
@@ -61,7 +62,8 @@ static int quiet_sigprocmask(int how, const sigset_t *set, sigset_t *old) {
 
 static int quiet_mincore(void *address, size_t length, unsigned char *vector) {
   if (in_crash && lcc_readable_contains((uintptr_t)address, length ? length : 1)) {
-    size_t pages = (length + 4095) / 4096;
+    // One byte per page of the caller's vector, in the kernel's page size.
+    size_t pages = (length + page_size - 1) / page_size;
     for (size_t page = 0; page < pages; page++) vector[page] = 1;
     probe = probe_answered;
     return 0;
@@ -154,15 +156,15 @@ void lcc_unwinder_hook_imports(void *library) {
     }
   }
   if (!relocations || !symbols || !strings) return;
-  long page = sysconf(_SC_PAGESIZE);
+  page_size = (size_t)sysconf(_SC_PAGESIZE);
   for (size_t index = 0; index < relocations_size / sizeof(ElfW(Rela)); index++) {
     const char *name = strings + symbols[ELF64_R_SYM(relocations[index].r_info)].st_name;
     for (size_t hook = 0; hook < sizeof hooks / sizeof hooks[0]; hook++) {
       if (strcmp(name, hooks[hook].name) != 0) continue;
       void **slot = (void **)(base + relocations[index].r_offset);
-      void *start = (void *)((uintptr_t)slot & ~(uintptr_t)(page - 1));
+      void *start = (void *)((uintptr_t)slot & ~(uintptr_t)(page_size - 1));
       // RELRO may have made the slot read-only under full RELRO; the copy was loaded RTLD_NOW.
-      if (mprotect(start, (size_t)page, PROT_READ | PROT_WRITE) != 0) return;
+      if (mprotect(start, page_size, PROT_READ | PROT_WRITE) != 0) return;
       if (*slot) *hooks[hook].original = *slot;
       *slot = hooks[hook].wrapper;
     }
