@@ -8,6 +8,8 @@ let package = Package(
     .library(name: "LaunchProtection", targets: ["LaunchProtection"]),
     .library(name: "LaunchTasks", targets: ["LaunchTasks"]),
     .library(name: "Failpoints", targets: ["Failpoints"]),
+    .library(name: "ChaosProbe", targets: ["ChaosProbe"]),
+    .library(name: "ChaosKit", targets: ["ChaosKit"]),
     .executable(name: "chaos", targets: ["chaos"]),
     .executable(name: "chaos-target", targets: ["chaos-target"]),
   ],
@@ -33,27 +35,43 @@ let package = Package(
     .target(name: "Failpoints", dependencies: ["CFailpointFaults"]),
     .target(name: "LaunchProtection", dependencies: ["CCrashCapture", "Failpoints"]),
     .target(name: "LaunchTasks", dependencies: ["Failpoints"]),
+    .target(name: "ChaosProbe", dependencies: ["LaunchProtection", "LaunchTasks", "Failpoints"]),
+    // Spawns targets with PR_SET_PDEATHSIG (C: the code between vfork and exec must be).
+    .target(name: "CProcessSpawn"),
     .target(
       name: "ChaosKit",
       dependencies: [
-        "LaunchProtection",
+        "LaunchProtection", "Failpoints", "CProcessSpawn",
         .product(name: "Yams", package: "Yams"),
-        .product(name: "Histogram", package: "hdrhistogram-swift"),
       ]
+    ),
+    // What only `chaos bench` needs, kept out of ChaosKit's public surface.
+    .target(
+      name: "ChaosBench",
+      dependencies: ["ChaosKit", .product(name: "Histogram", package: "hdrhistogram-swift")]
     ),
     .executableTarget(
       name: "chaos",
-      // chaos-target is a dependency so that `swift run chaos` also builds the reference app.
-      dependencies: ["ChaosKit", "chaos-target", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+      // chaos-target and the bench helper are dependencies so that `swift run chaos` builds them.
+      dependencies: [
+        "ChaosKit", "ChaosBench", "chaos-target", "chaos-bench-helper",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]
+    ),
+    .executableTarget(
+      name: "chaos-target",
+      dependencies: ["ChaosProbe", "LaunchProtection", "LaunchTasks"],
+      // Similar task bodies must stay separate functions, or release backtraces name the wrong task.
+      swiftSettings: [.unsafeFlags(["-Xfrontend", "-disable-llvm-merge-functions-pass"])]
     ),
     // Benchmark comparison only: a hand-written glibc backtrace() handler.
     .target(name: "CComparisonHandlers"),
     .executableTarget(
-      name: "chaos-target",
-      dependencies: ["LaunchProtection", "LaunchTasks", "Failpoints", "CComparisonHandlers"],
-      // Similar task bodies must stay separate functions, or release backtraces name the wrong task.
-      swiftSettings: [.unsafeFlags(["-Xfrontend", "-disable-llvm-merge-functions-pass"])]
+      name: "chaos-bench-helper",
+      dependencies: ["ChaosProbe", "LaunchProtection", "LaunchTasks", "Failpoints", "CComparisonHandlers"]
     ),
+    // A target written in C that speaks the protocol with its own counter (no LaunchProtection).
+    .executableTarget(name: "c-target", path: "Tests/Fixtures/c-target"),
     .target(name: "TestSupport", path: "Tests/TestSupport"),
     .testTarget(name: "FailpointsTests", dependencies: ["Failpoints", "TestSupport"]),
     .target(name: "RegisteredTaskFixtures", dependencies: ["LaunchTasks"], path: "Tests/RegisteredTaskFixtures"),

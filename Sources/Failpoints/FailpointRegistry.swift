@@ -189,7 +189,8 @@ public final class FailpointRegistry: Sendable {
     return .proceed
   }
 
-  private static func matches(_ name: String, _ declared: [String]) -> Bool {
+  /// Whether `name` is one of `declared` (exactly, or under a `prefix*` pattern).
+  public static func matches(_ name: String, _ declared: [String]) -> Bool {
     declared.contains { pattern in
       pattern.hasSuffix("*") ? name.hasPrefix(pattern.dropLast()) : name == pattern
     }

@@ -54,6 +54,20 @@ public final class LaunchOrganizer: Sendable {
     var observers: [@Sendable (LaunchProtectionEvent) -> Void] = []
   }
 
+  /// The failpoints the organizer evaluates in `configuration.failpoints` (`life.*` stands for
+  /// `life.<key>` of every life action). Declare them when you configure failpoints.
+  ///
+  /// - `launch.begin`: right before the launch closure runs (normal launch and relaunch);
+  /// - `launch.finished`: on entry to `launchingFinished()`, before anything is persisted;
+  /// - `protect.begin`: right before the repair closure runs;
+  /// - `protect.finish`: on entry to `protectFinished()`, before the held launch is released;
+  /// - `life.<key>`: right before a life action's `action` runs;
+  /// - `store.write`, `store.fsync`, `store.rename`: the state store's I/O.
+  public static let failpointNames = [
+    "launch.begin", "launch.finished", "protect.begin", "protect.finish", "life.*", "store.write", "store.fsync",
+    "store.rename",
+  ]
+
   /// The configuration in force.
   public let configuration: Configuration
   /// The state store (readable by tools and tests).
@@ -138,8 +152,10 @@ public final class LaunchOrganizer: Sendable {
     emit(.launch(finalDecision))
     if case .protect(let level) = decision.mode {
       emit(.protectEnter(count: decision.count, level: level))
+      _ = configuration.failpoints.evaluate("protect.begin")
       protect(ProtectContext(count: decision.count, level: level))
     } else {
+      _ = configuration.failpoints.evaluate("launch.begin")
       launch()
     }
   }
@@ -207,6 +223,10 @@ public final class LaunchOrganizer: Sendable {
   /// The launch succeeded: count back to 0, sentinel cleared, escalation forgotten.
   /// A crash after this is never counted.
   public func launchingFinished() {
+    switch mode {
+    case .normal, .relaunched, .protect: _ = configuration.failpoints.evaluate("launch.finished")
+    case .idle, .finished: return
+    }
     let record: LaunchRecord? = inner.withLock { inner in
       switch inner.mode {
       case .normal, .relaunched, .protect:
@@ -234,6 +254,8 @@ public final class LaunchOrganizer: Sendable {
   /// Returns false when not in protect mode.
   @discardableResult
   public func protectFinished() -> Bool {
+    guard case .protect = mode else { return false }
+    _ = configuration.failpoints.evaluate("protect.finish")
     let taken: (ProtectLevel, @Sendable () -> Void)? = inner.withLock { inner in
       guard case .protect(let level) = inner.mode, let launch = inner.heldLaunch else { return nil }
       inner.mode = .relaunched(after: level)
@@ -244,6 +266,7 @@ public final class LaunchOrganizer: Sendable {
     guard let (level, launch) = taken else { return false }
     emit(.protectFinish(level: level))
     emit(.relaunch)
+    _ = configuration.failpoints.evaluate("launch.begin")
     launch()
     return true
   }
@@ -260,6 +283,7 @@ public final class LaunchOrganizer: Sendable {
     }
     if !protecting {
       emit(.lifeAction(key: key, outcome: .ran))
+      _ = configuration.failpoints.evaluate("life." + key)
       action()
     } else if let protect {
       emit(.lifeAction(key: key, outcome: .protected))
@@ -274,6 +298,7 @@ public final class LaunchOrganizer: Sendable {
   public func performAction(key: String) -> Bool {
     guard let action = inner.withLock({ $0.heldActions.removeValue(forKey: key) }) else { return false }
     emit(.lifeAction(key: key, outcome: .performed))
+    _ = configuration.failpoints.evaluate("life." + key)
     action()
     return true
   }

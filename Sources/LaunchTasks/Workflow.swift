@@ -36,6 +36,8 @@ public final class Workflow: Sendable {
   }
 
   private struct Builder {
+    var observers: [@Sendable (WorkflowEvent) -> Void] = []
+    var threadPreparers: [@Sendable () -> Void] = []
     var tasks: [any LaunchTask] = []
     var stages: [[Int]] = []
     var graph: TaskGraph?
@@ -51,6 +53,41 @@ public final class Workflow: Sendable {
 
   /// Creates an empty workflow.
   public init(options: Options = Options()) { self.options = options }
+
+  /// Adds an observer of task and lifecycle events, beside `options.observer` (e.g. ChaosProbe's).
+  /// Add observers before `run()`.
+  public func addObserver(_ observer: @escaping @Sendable (WorkflowEvent) -> Void) {
+    builder.withLock { $0.observers.append(observer) }
+  }
+
+  /// Adds a call made first on every worker thread, beside `options.threadPreparer`.
+  public func addThreadPreparer(_ preparer: @escaping @Sendable () -> Void) {
+    builder.withLock { $0.threadPreparers.append(preparer) }
+  }
+
+  /// The names of the tasks added so far, in the order they were added.
+  public var taskNames: [String] { builder.withLock { $0.tasks.map(\.name) } }
+
+  /// The options with the added observers and thread preparers folded in.
+  private var effectiveOptions: Options {
+    let (observers, preparers) = builder.withLock { ($0.observers, $0.threadPreparers) }
+    var effective = options
+    if !observers.isEmpty {
+      let base = options.observer
+      effective.observer = { event in
+        base?(event)
+        for observer in observers { observer(event) }
+      }
+    }
+    if !preparers.isEmpty {
+      let base = options.threadPreparer
+      effective.threadPreparer = {
+        base?()
+        for preparer in preparers { preparer() }
+      }
+    }
+    return effective
+  }
 
   /// Adds a task that runs after everything added before it with `addTask`/`addBlockingTasks`.
   public func addTask(_ task: any LaunchTask) { addStage([task]) }
@@ -96,7 +133,7 @@ public final class Workflow: Sendable {
   public func run() throws(WorkflowError) {
     let graph = try graph()
     builder.withLock { $0.graph = graph }
-    let execution = Execution(graph: graph, options: options, parameters: parameters)
+    let execution = Execution(graph: graph, options: effectiveOptions, parameters: parameters)
     defer {
       builder.withLock { builder in
         builder.states = execution.states
@@ -124,6 +161,7 @@ public final class Workflow: Sendable {
   public func dispatch(lifecycleEvent event: String) {
     let (graph, states) = builder.withLock { ($0.graph, $0.states) }
     guard let graph else { return }
+    let options = effectiveOptions
     for index in graph.topologicalOrder() where states.indices.contains(index) && states[index] == .finished {
       let task = graph.tasks[index]
       options.observer?(.lifecycle(event: event, task: task.name))

@@ -63,8 +63,6 @@ struct AppConfiguration: Decodable {
   var maxFrames: Int?
   /// Prefault the unwind tables at install (default true).
   var prefault: Bool?
-  /// `glibc`: install the benchmark's comparison handler (glibc backtrace) instead of ours.
-  var comparisonHandler: String?
 
   enum CodingKeys: String, CodingKey, CaseIterable {
     case threshold, levels, repairs, concurrency, chain, prefault
@@ -78,7 +76,6 @@ struct AppConfiguration: Decodable {
     case printTimeline = "print_timeline"
     case crashCapture = "crash_capture"
     case maxFrames = "max_frames"
-    case comparisonHandler = "comparison_handler"
   }
 
   static func load(from text: String?) throws -> AppConfiguration {

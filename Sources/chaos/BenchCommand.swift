@@ -1,4 +1,5 @@
 import ArgumentParser
+import ChaosBench
 import ChaosKit
 import Foundation
 
@@ -19,7 +20,8 @@ struct BenchCommand: ParsableCommand {
       backtrace() handler, interleaved), throughput (launches/s through the harness beside direct \
       spawn+reap), protection (finishLaunching and launchingFinished with their durable writes; \
       crash capture's install with and without prefaulted unwind tables), scheduler (LaunchTasks \
-      overhead per task), failpoints (cost of an unconfigured failpoint).
+      overhead per task), failpoints (cost of an unconfigured failpoint), probe (an inert \
+      ChaosProbe's cost on launch: declare + attach when CHAOS_EVENTS is unset).
       """)
 
   @Option(help: "Crashes per fault for the handler-latency section.")
@@ -34,7 +36,8 @@ struct BenchCommand: ParsableCommand {
   @Option(help: "Iterations of the protection-cost section.")
   var protectionIterations = 1000
 
-  @Option(help: "Comma-separated sections to run (handler, reap, throughput, protection, scheduler, failpoints).")
+  @Option(
+    help: "Comma-separated sections to run (handler, reap, throughput, protection, scheduler, failpoints, probe).")
   var only: String?
 
   @Option(help: "Scratch directory (a real file system: fsync is measured).")
@@ -48,9 +51,12 @@ struct BenchCommand: ParsableCommand {
 
   func run() throws {
     let sections = Set(
-      (only ?? "handler,reap,throughput,protection,scheduler,failpoints").split(separator: ",").map(String.init))
+      (only ?? "handler,reap,throughput,protection,scheduler,failpoints,probe").split(separator: ",").map(String.init))
     guard let target = Selection.referenceTarget() else {
       throw ValidationError("chaos-target is not next to chaos; build it: swift build -c release --product chaos")
+    }
+    guard let helper = Selection.sibling("chaos-bench-helper") else {
+      throw ValidationError("chaos-bench-helper is not next to chaos; build it: swift build -c release --product chaos")
     }
     let work = workDirectory + "/chaos-bench-\(getpid())"
     try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
@@ -62,11 +68,11 @@ struct BenchCommand: ParsableCommand {
       report.handler = try HandlerLatencyBenchmark(target: target, iterations: iterations, workDirectory: work).run(
         progress: say)
       print(BenchTables.handler(report.handler!))
-      report.warmHandler = try ReferenceAppBench.json(target, ["--bench-warm-handler"])
+      report.warmHandler = try HelperBench.json(helper, ["--bench-warm-handler"])
       print(BenchTables.warmHandler(report.warmHandler!))
     }
     if sections.contains("reap") {
-      report.reap = try CrashToReapBenchmark(target: target, iterations: reapIterations, workDirectory: work).run(
+      report.reap = try CrashToReapBenchmark(target: helper, iterations: reapIterations, workDirectory: work).run(
         progress: say)
       print(BenchTables.reap(report.reap!))
     }
@@ -80,18 +86,23 @@ struct BenchCommand: ParsableCommand {
       report.protection = try ProtectionCostBenchmark(iterations: protectionIterations, workDirectory: work).run()
       print(BenchTables.protection(report.protection!, iterations: protectionIterations))
       say("crash capture install")
-      report.install = try ReferenceAppBench.installCost(target, runs: 40)
+      report.install = try HelperBench.installCost(helper, runs: 40)
       print(BenchTables.install(report.install!))
     }
     if sections.contains("scheduler") {
       say("scheduler overhead")
-      report.scheduler = try ReferenceAppBench.json(target, ["--bench-scheduler", "1000", "3", "50"])
+      report.scheduler = try HelperBench.json(helper, ["--bench-scheduler", "1000", "3", "50"])
       print(BenchTables.scheduler(report.scheduler!))
     }
     if sections.contains("failpoints") {
       say("failpoint cost")
-      report.failpoints = try ReferenceAppBench.json(target, ["--bench-failpoints"])
+      report.failpoints = try HelperBench.json(helper, ["--bench-failpoints"])
       print(BenchTables.failpoints(report.failpoints!))
+    }
+    if sections.contains("probe") {
+      say("inert ChaosProbe")
+      report.inertProbe = try HelperBench.inertProbe(helper, runs: 40)
+      print(BenchTables.inertProbe(report.inertProbe!))
     }
     if let json {
       let encoder = JSONEncoder()
@@ -110,8 +121,24 @@ struct BenchCommand: ParsableCommand {
   }
 }
 
-/// The reference app's own micro-benchmarks (they measure libraries ChaosKit does not link).
-enum ReferenceAppBench {
+/// The bench helper's micro-benchmarks (they measure libraries ChaosKit does not link).
+enum HelperBench {
+  /// `runs` fresh processes, each timing an inert ChaosProbe's first and repeated calls.
+  static func inertProbe(_ helper: String, runs: Int) throws -> InertProbeCost {
+    var first: [UInt64] = []
+    var repeated: [UInt64] = []
+    var anyActive = false
+    for _ in 0..<runs {
+      let result = try json(helper, ["--bench-probe"])
+      guard case .number(let firstCall)? = result["first_ns"], case .number(let median)? = result["repeated_p50_ns"]
+      else { throw ValidationError("\(helper) --bench-probe printed no timings: \(result)") }
+      first.append(UInt64(firstCall))
+      repeated.append(UInt64(median))
+      if result["active"] != .bool(false) || result["signal_handler_installed"] != .bool(false) { anyActive = true }
+    }
+    return InertProbeCost(firstCall: first, repeated: repeated, anyActive: anyActive)
+  }
+
   /// `runs` fresh processes per setting, alternating, each timing its first install.
   static func installCost(_ target: String, runs: Int) throws -> CrashCaptureInstallCost {
     var on: [UInt64] = []

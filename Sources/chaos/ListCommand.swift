@@ -29,16 +29,26 @@ struct ListCommand: ParsableCommand {
   }
 }
 
-/// `chaos validate`: parse only.
+/// `chaos validate`: parse and check against the target, run no launch.
 struct ValidateCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
-    commandName: "validate", abstract: "Check scenario files without running anything.",
-    discussion:
-      "Prints file:line:column: message for every invalid file; exit 2 if any.\n\nExample:\n  chaos validate Scenarios/"
-  )
+    commandName: "validate", abstract: "Check scenario files without running a launch.",
+    discussion: """
+      Checks the YAML, every key and value, the grammar of every `failpoints:` value and — when \
+      the target can list its failpoints (CHAOS_LIST_FAILPOINTS=1, see Docs/Protocol.md) — \
+      every failpoint name against the target. Prints file:line:column: message for every \
+      invalid file; exit 2 if any.
+
+      Examples:
+        chaos validate Scenarios/
+        chaos validate Scenarios/ --target .build/debug/mydaemon
+      """)
 
   @Argument(help: "Scenario files or folders. Default: ./Scenarios")
   var paths: [String] = []
+
+  @Option(help: "Check the names against this program instead of each scenario's target.")
+  var target: String?
 
   func run() throws {
     let files: [String]
@@ -48,10 +58,14 @@ struct ValidateCommand: ParsableCommand {
       FileHandle.standardError.write(Data("error: \(error)\n".utf8))
       throw ExitCode(2)
     }
+    var options = RunOptions()
+    options.targetOverride = target
+    options.referenceTarget = Selection.referenceTarget()
+    let runner = ScenarioRunner(options: options)
     var invalid = 0
     for file in files {
       do {
-        _ = try ScenarioLoader.load(path: file)
+        try runner.preflight(try ScenarioLoader.load(path: file))
       } catch {
         invalid += 1
         FileHandle.standardError.write(Data("\(error)\n".utf8))

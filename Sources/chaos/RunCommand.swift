@@ -125,11 +125,13 @@ enum Selection {
   }
 
   /// `chaos-target` next to this `chaos` executable.
-  static func referenceTarget() -> String? {
+  static func referenceTarget() -> String? { sibling("chaos-target") }
+
+  /// An executable built next to this `chaos` executable.
+  static func sibling(_ name: String) -> String? {
     let executable =
       (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-    let candidate = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("chaos-target")
-      .path
+    let candidate = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent(name).path
     return FileManager.default.isExecutableFile(atPath: candidate) ? candidate : nil
   }
 }

@@ -67,6 +67,32 @@ public struct CrashRecord: Codable, Sendable, Equatable {
     case framesOmittedAt = "frames_omitted_at"
   }
 
+  /// Decodes a record; only `signal`, `frames` and `modules` are required (a foreign target's
+  /// handler may not know the rest: see Docs/Protocol.md), the others default to 0 / "" / false.
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    func optional<T: Decodable>(_ key: CodingKeys, _ fallback: T) throws -> T {
+      try container.decodeIfPresent(T.self, forKey: key) ?? fallback
+    }
+    signal = try container.decode(Int32.self, forKey: .signal)
+    frames = try container.decode([String].self, forKey: .frames)
+    modules = try container.decode([Module].self, forKey: .modules)
+    pid = try optional(.pid, 0)
+    signalName = try optional(.signalName, Signals.name(signal))
+    code = try optional(.code, 0)
+    addr = try optional(.addr, "0x0")
+    thread = try optional(.thread, 0)
+    threadName = try optional(.threadName, "")
+    mainThread = try optional(.mainThread, false)
+    afterLaunch = try optional(.afterLaunch, false)
+    entered = try optional(.entered, 0)
+    unwound = try optional(.unwound, entered)
+    done = try optional(.done, entered)
+    framesTotal = try optional(.framesTotal, frames.count)
+    framesOmitted = try optional(.framesOmitted, 0)
+    framesOmittedAt = try optional(.framesOmittedAt, 0)
+  }
+
   /// Handler entry → record written, in microseconds.
   public var handlerLatencyMicroseconds: Double { Double(done &- entered) / 1_000 }
 

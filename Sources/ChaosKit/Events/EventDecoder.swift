@@ -27,7 +27,7 @@ public enum EventDecoder {
     "failpoint": ["name", "action"],
     "protect_enter": ["count", "level"],
     "life_action": ["key", "mode"],
-    "crash": ["signal", "code", "addr", "thread", "entered", "done", "frames", "modules"],
+    "crash": ["signal", "frames", "modules"],
   ]
 
   /// The decoded events and whether a truncated last line was dropped.

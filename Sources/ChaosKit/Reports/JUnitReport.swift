@@ -56,7 +56,7 @@ public enum JUnitReport {
   private static func seconds(_ value: Double) -> String { String(format: "%.3f", value) }
 
   /// XML text escaping, dropping characters XML 1.0 forbids.
-  static func escape(_ text: String) -> String {
+  package static func escape(_ text: String) -> String {
     var escaped = ""
     for scalar in text.unicodeScalars {
       switch scalar {

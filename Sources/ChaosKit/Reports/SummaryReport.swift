@@ -26,9 +26,12 @@ public enum SummaryReport {
     var lines = [""]
     let latencies = results.flatMap(\.processes).compactMap(\.handlerLatencyMicroseconds)
     if !latencies.isEmpty {
-      let summary = LatencySummary(nanoseconds: latencies.map { UInt64($0 * 1000) })
+      let sorted = latencies.sorted()
+      func percentile(_ p: Double) -> String {
+        String(format: "%.1f", sorted[min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.up)) - 1)])
+      }
       lines.append(
-        "crash handler latency (µs): n=\(summary.count) p50=\(String(format: "%.1f", summary.p50)) p99=\(String(format: "%.1f", summary.p99)) max=\(String(format: "%.1f", summary.max))"
+        "crash handler latency (µs): n=\(sorted.count) p50=\(percentile(0.5)) p99=\(percentile(0.99)) max=\(percentile(1))"
       )
     }
     for result in results where !result.passed {

@@ -18,7 +18,7 @@ public final class ChildRegistry: Sendable {
   public var isCancelled: Bool { state.withLock { $0.cancelled } }
 
   /// Runs `spawn` (which returns the new group's pid, or nil) under the lock and records it.
-  func register(_ spawn: () -> pid_t?) -> pid_t? {
+  package func register(_ spawn: () -> pid_t?) -> pid_t? {
     state.withLock { state in
       guard !state.cancelled, let pid = spawn() else { return nil }
       state.groups.insert(pid)
@@ -27,7 +27,7 @@ public final class ChildRegistry: Sendable {
   }
 
   /// Forgets a reaped group.
-  func unregister(_ pid: pid_t) {
+  package func unregister(_ pid: pid_t) {
     _ = state.withLock { $0.groups.remove(pid) }
   }
 

@@ -1,3 +1,4 @@
+import CProcessSpawn
 import Foundation
 
 /// How a launched process ended, as `waitpid` and the watchdog saw it.
@@ -10,7 +11,7 @@ public enum ProcessEnd: Sendable, Equatable, CustomStringConvertible {
   case timedOut
 
   /// Decodes a `waitpid` status (WIFEXITED/WEXITSTATUS, else WTERMSIG).
-  init(waitStatus status: Int32) {
+  package init(waitStatus status: Int32) {
     self = status & 0x7f == 0 ? .exited((status >> 8) & 0xff) : .signaled(status & 0x7f)
   }
 
@@ -25,40 +26,33 @@ public enum ProcessEnd: Sendable, Equatable, CustomStringConvertible {
 
 /// Spawns one target process in its own process group with files for its output, and waits
 /// for it under a watchdog that kills the whole group.
-struct ProcessLauncher {
-  var executable: String
-  var environment: [String: String]
-  var stdoutPath: String
-  var stderrPath: String
+package struct ProcessLauncher {
+  package var executable: String
+  package var arguments: [String] = []
+  package var environment: [String: String]
+  package var stdoutPath: String
+  package var stderrPath: String
 
-  struct Failure: Error, CustomStringConvertible {
-    var description: String
+  package init(
+    executable: String, arguments: [String] = [], environment: [String: String], stdoutPath: String,
+    stderrPath: String
+  ) {
+    self.executable = executable
+    self.arguments = arguments
+    self.environment = environment
+    self.stdoutPath = stdoutPath
+    self.stderrPath = stderrPath
   }
 
-  /// Starts the process; it gets default signal dispositions and an empty signal mask
-  /// whatever the harness has blocked.
-  func spawn() throws(Failure) -> pid_t {
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-    posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    var empty = sigset_t()
-    sigemptyset(&empty)
-    var defaults = sigset_t()
-    sigemptyset(&defaults)
-    for signal in [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGUSR1, SIGUSR2, SIGCHLD] {
-      sigaddset(&defaults, signal)
-    }
-    posix_spawnattr_setsigmask(&attributes, &empty)
-    posix_spawnattr_setsigdefault(&attributes, &defaults)
-    posix_spawnattr_setpgroup(&attributes, 0)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-    let argv: [UnsafeMutablePointer<CChar>?] = [strdup(executable), nil]
+  package struct Failure: Error, CustomStringConvertible {
+    package var description: String
+  }
+
+  /// Starts the process in its own process group; it gets default signal dispositions and an
+  /// empty signal mask whatever the harness has, and dies with the harness (PR_SET_PDEATHSIG),
+  /// so not even a SIGKILL of `chaos` leaves it running. Call from the thread that reaps it.
+  package func spawn() throws(Failure) -> pid_t {
+    let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
     let envp: [UnsafeMutablePointer<CChar>?] =
       environment.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") } + [nil]
     defer { for pointer in argv + envp { free(pointer) } }
@@ -69,7 +63,7 @@ struct ProcessLauncher {
     for attempt in 0..<100 {
       pid = ChildRegistry.shared.register {
         var pid: pid_t = 0
-        result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        result = cps_spawn(executable, argv, envp, stdoutPath, stderrPath, 1, &pid)
         return result == 0 ? pid : nil
       }
       guard pid == nil, result == ETXTBSY, attempt < 99 else { break }
@@ -84,7 +78,7 @@ struct ProcessLauncher {
 
   /// Waits for `pid`; past `timeout` seconds SIGKILLs its process group. `onTick` runs while
   /// waiting (to deliver scenario signals).
-  static func wait(_ pid: pid_t, timeout: Double, onTick: () -> Void = {}) -> ProcessEnd {
+  package static func wait(_ pid: pid_t, timeout: Double, onTick: () -> Void = {}) -> ProcessEnd {
     let deadline = MonotonicNanoseconds.now() + UInt64(timeout * 1e9)
     var status: Int32 = 0
     var pause: UInt32 = 50
@@ -109,8 +103,8 @@ struct ProcessLauncher {
   }
 }
 
-enum MonotonicNanoseconds {
-  static func now() -> UInt64 {
+package enum MonotonicNanoseconds {
+  package static func now() -> UInt64 {
     var spec = timespec()
     clock_gettime(CLOCK_MONOTONIC, &spec)
     return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)

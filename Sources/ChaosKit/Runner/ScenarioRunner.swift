@@ -22,7 +22,10 @@ public struct ScenarioRunner: Sendable {
     do {
       try FileManager.default.createDirectory(atPath: workDirectory, withIntermediateDirectories: true)
       var target = try resolveTarget(scenario)
+      try checkFailpointNames(scenario, target: target)
       let stateDirectory = workDirectory + "/state"
+      // The protocol promises an existing, empty state directory when a scenario starts.
+      try FileManager.default.createDirectory(atPath: stateDirectory, withIntermediateDirectories: true)
       launches: for (index, spec) in scenario.launches.enumerated() {
         let number = index + 1
         for action in spec.before {
@@ -40,10 +43,14 @@ public struct ScenarioRunner: Sendable {
             if spec.repeatCount > 1 { place += ", repeat \(iteration) of \(spec.repeatCount)" }
             if spec.parallel > 1 { place += ", process \(process.process) of \(spec.parallel)" }
             place += ", pid \(process.pid))"
+            let stderrTail = Self.tail(of: process.artifacts + "/stderr.txt", lines: 8)
             for failure in process.failures {
-              result.messages.append(
-                "\(scenario.path): \(place): \(failure)\n  artifacts: \(process.artifacts)/{stdout.txt,stderr.txt,events.ndjson}"
-              )
+              var message = "\(scenario.path): \(place): \(failure)"
+              if !stderrTail.isEmpty {
+                message += "\n  stderr (last lines):\n" + stderrTail.map { "    " + $0 }.joined(separator: "\n")
+              }
+              message += "\n  artifacts: \(process.artifacts)/{stdout.txt,stderr.txt,events.ndjson}"
+              result.messages.append(message)
             }
           }
           if result.status != "passed" || ChildRegistry.shared.isCancelled { break launches }
@@ -63,6 +70,12 @@ public struct ScenarioRunner: Sendable {
       result.artifacts = nil
     }
     return result
+  }
+
+  /// What `run` checks before the first launch, without running one: the target resolves and,
+  /// when it lists its failpoints, declares every name the scenario's `failpoints:` use.
+  public func preflight(_ scenario: Scenario) throws(ScenarioError) {
+    try checkFailpointNames(scenario, target: try resolveTarget(scenario))
   }
 
   private func runLaunch(
@@ -153,8 +166,10 @@ public struct ScenarioRunner: Sendable {
   {
     let inherited = ProcessInfo.processInfo.environment
     var environment = ["PATH": inherited["PATH"] ?? "/usr/bin:/bin", "HOME": inherited["HOME"] ?? "/root"]
-    environment.merge(scenario.environment) { $1 }
-    environment.merge(spec.environment) { $1 }
+    // `${CHAOS_STATE_DIR}` in a scenario's env values names this run's state directory.
+    let expand = { (value: String) in value.replacingOccurrences(of: "${CHAOS_STATE_DIR}", with: state) }
+    environment.merge(scenario.environment.mapValues(expand)) { $1 }
+    environment.merge(spec.environment.mapValues(expand)) { $1 }
     environment["CHAOS_FAILPOINTS"] = spec.failpoints
     environment["CHAOS_EVENTS"] = events
     environment["CHAOS_STATE_DIR"] = state
@@ -189,8 +204,30 @@ public struct ScenarioRunner: Sendable {
     let reason =
       candidates.contains(where: { FileManager.default.fileExists(atPath: $0) }) ? "is not executable" : "not found"
     throw ScenarioError(
-      path: scenario.path, line: 0, column: 0,
-      message: "target '\(name)' \(reason) (looked in: \(candidates.joined(separator: ", ")))")
+      path: scenario.path, line: options.targetOverride == nil ? scenario.targetLine : 0, column: 0,
+      message: "target '\(name)' \(reason) (looked in: \(candidates.joined(separator: ", ")))"
+        + (options.targetOverride == nil ? "" : " (from --target)"))
+  }
+
+  /// Every `failpoints:` name checked against what the target declares, when it can list them.
+  private func checkFailpointNames(_ scenario: Scenario, target: String) throws(ScenarioError) {
+    for spec in scenario.launches where !spec.failpoints.isEmpty {
+      guard let listing = TargetFailpoints.list(target: target, app: Self.appJSON(scenario.app, spec.app)),
+        let unknown = TargetFailpoints.firstUndeclared(in: spec.failpoints, listing: listing)
+      else { continue }
+      throw ScenarioError(
+        path: scenario.path, line: spec.failpointsLine, column: 0,
+        message:
+          "unknown failpoint '\(unknown)' for target \(target) (declared: \(listing.failpoints.joined(separator: ", ")))"
+      )
+    }
+  }
+
+  /// The last `lines` non-empty lines of a text file (the target's stderr).
+  static func tail(of path: String, lines: Int) -> [String] {
+    guard let data = FileManager.default.contents(atPath: path) else { return [] }
+    return Array(
+      String(decoding: data.suffix(8192), as: UTF8.self).split(separator: "\n").map(String.init).suffix(lines))
   }
 
   private func copyBinary(_ target: String, into directory: String) throws(ScenarioError) -> String {

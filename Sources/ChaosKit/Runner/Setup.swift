@@ -13,6 +13,13 @@ enum Setup {
       guard FileManager.default.createFile(atPath: statePath, contents: Data(text.utf8)) else {
         throw fail("cannot write the state file for write_state")
       }
+    case .writeFile(let relative, let text):
+      let path = stateDirectory + "/" + relative
+      try? FileManager.default.createDirectory(
+        atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path, withIntermediateDirectories: true)
+      guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) else {
+        throw ScenarioError(path: path, line: 0, column: 0, message: "cannot write the file for write_file")
+      }
     case .editBootID(let bootID):
       guard let data = FileManager.default.contents(atPath: statePath),
         var object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],

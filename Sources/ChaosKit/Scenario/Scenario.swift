@@ -13,6 +13,8 @@ public struct Scenario: Sendable {
   public var timeoutSeconds: Double
   /// `chaos-target` (the reference app next to `chaos`) or a path to any protocol-speaking program.
   public var target: String
+  /// The line of `target:` (0 when the default was used), for errors about it.
+  public var targetLine: Int
   /// Reference-app configuration, passed as `CHAOS_APP` (JSON).
   public var app: JSONValue?
   /// Extra environment for every launch.
@@ -37,8 +39,10 @@ public struct Scenario: Sendable {
 public struct LaunchSpec: Sendable {
   /// Line of the entry in the file.
   public var line: Int
-  /// `CHAOS_FAILPOINTS` for this launch.
+  /// `CHAOS_FAILPOINTS` for this launch (its grammar checked at load).
   public var failpoints: String
+  /// The line of `failpoints:`, for errors about the names.
+  public var failpointsLine: Int
   /// Fields merged over the scenario's `app` for this launch.
   public var app: JSONValue?
   /// Extra environment for this launch.
@@ -61,6 +65,8 @@ public struct LaunchSpec: Sendable {
 public enum SetupAction: Sendable, Equatable {
   /// Replace the state file with this text (corrupt, truncated, future version...).
   case writeState(String)
+  /// Write a file at a path relative to the state directory (e.g. a poisoned data file).
+  case writeFile(path: String, text: String)
   /// Rewrite the boot id of every unfinished launch in the state (simulates a reboot).
   case editBootID(String)
   /// Make the state directory unwritable (it is replaced by a plain file).

@@ -1,3 +1,4 @@
+import Failpoints
 import Foundation
 import Yams
 
@@ -22,7 +23,9 @@ public enum ScenarioLoader {
     "count", "launches_in_progress", "attempted_level", "last_crash_type", "last_uncounted_exit", "moved_aside",
   ]
   /// Keys allowed in an entry of `before`.
-  public static let setupKeys = ["write_state", "edit_boot_id", "unwritable_state_dir", "new_binary"]
+  public static let setupKeys = ["write_state", "write_file", "edit_boot_id", "unwritable_state_dir", "new_binary"]
+  /// Keys allowed in `write_file`.
+  public static let writeFileKeys = ["path", "text"]
   /// Keys allowed in `send_signal`.
   public static let signalKeys = ["signal", "after_event"]
   /// Modes a `launch` event may report.
@@ -66,6 +69,7 @@ public enum ScenarioLoader {
       timeoutSeconds: try top["timeout"].map { node throws(ScenarioError) in try reader.duration(node) } ?? 10,
       target: try top["target"].map { node throws(ScenarioError) in try reader.string(node, what: "target") }
         ?? "chaos-target",
+      targetLine: top["target"]?.mark?.line ?? 0,
       app: try top["app"].map { node throws(ScenarioError) in try reader.object(node, what: "app") },
       environment: try top["env"].map { node throws(ScenarioError) in try reader.stringMap(node, what: "env") } ?? [:],
       swiftBacktrace: try top["swift_backtrace"].map { node throws(ScenarioError) in
@@ -90,10 +94,23 @@ public enum ScenarioLoader {
       signal = SignalDelivery(
         signal: try reader.signal(signalNode), afterEvent: try reader.string(eventNode, what: "after_event"))
     }
+    var failpoints = ""
+    if let node = map["failpoints"] {
+      failpoints = try reader.string(node, what: "failpoints")
+      do {
+        _ = try FailpointSpecParser.parse(failpoints)
+      } catch {
+        let quoted = node.scalar.map { $0.style == .doubleQuoted || $0.style == .singleQuoted } ?? false
+        throw ScenarioError(
+          path: reader.path, line: node.mark?.line ?? 0,
+          column: (node.mark?.column ?? 0) + (quoted ? 1 : 0) + error.offset,
+          message: "invalid failpoints '\(failpoints)': \(error.message)")
+      }
+    }
     return LaunchSpec(
       line: node.mark?.line ?? 0,
-      failpoints: try map["failpoints"].map { node throws(ScenarioError) in try reader.string(node, what: "failpoints")
-      } ?? "",
+      failpoints: failpoints,
+      failpointsLine: map["failpoints"]?.mark?.line ?? node.mark?.line ?? 0,
       app: try map["app"].map { node throws(ScenarioError) in try reader.object(node, what: "app") },
       environment: try map["env"].map { node throws(ScenarioError) in try reader.stringMap(node, what: "env") } ?? [:],
       repeatCount: try map["repeat"].map { node throws(ScenarioError) in
@@ -113,6 +130,17 @@ public enum ScenarioLoader {
     }
     switch key {
     case "write_state": return .writeState(try reader.string(value, what: "write_state"))
+    case "write_file":
+      let fields = try reader.mapping(value, keys: writeFileKeys, what: "write_file")
+      guard let pathNode = fields["path"], let textNode = fields["text"] else {
+        throw reader.error(value, "write_file needs 'path' (relative to the state directory) and 'text'")
+      }
+      let relative = try reader.string(pathNode, what: "path")
+      if relative.hasPrefix("/") || relative.split(separator: "/").contains("..") || relative.isEmpty {
+        throw reader.error(
+          pathNode, "write_file path '\(relative)' must stay inside the state directory (no '/' start, no '..')")
+      }
+      return .writeFile(path: relative, text: try reader.string(textNode, what: "text"))
     case "edit_boot_id": return .editBootID(try reader.string(value, what: "edit_boot_id"))
     case "unwritable_state_dir":
       guard try reader.bool(value, what: key) else { throw reader.error(value, "'\(key)' can only be true") }

@@ -1,3 +1,4 @@
+import ChaosKit
 import Foundation
 
 /// A fault the benchmarks inject, as a failpoint on the reference app's launching thread.
@@ -102,17 +103,14 @@ public struct CrashToReapBenchmark: Sendable {
     public var swiftBacktrace: String
   }
 
-  /// Ours; the Swift runtime's backtracer alone; nothing; a glibc backtrace() handler.
+  /// Ours; the Swift runtime's backtracer alone; nothing; a glibc backtrace() handler — all
+  /// on the bench helper's crash-to-reap app, so the code up to the fault is the same.
   public static let configurations = [
-    Configuration(name: "ours", app: "{\"threshold\": 1000000000}", swiftBacktrace: "enable=no"),
+    Configuration(name: "ours", app: "{\"handler\": \"ours\"}", swiftBacktrace: "enable=no"),
     Configuration(
-      name: "swift runtime", app: "{\"threshold\": 1000000000, \"crash_capture\": false}",
-      swiftBacktrace: "enable=yes,interactive=no"),
-    Configuration(
-      name: "no handler", app: "{\"threshold\": 1000000000, \"crash_capture\": false}", swiftBacktrace: "enable=no"),
-    Configuration(
-      name: "glibc backtrace", app: "{\"threshold\": 1000000000, \"comparison_handler\": \"glibc\"}",
-      swiftBacktrace: "enable=no"),
+      name: "swift runtime", app: "{\"handler\": \"none\"}", swiftBacktrace: "enable=yes,interactive=no"),
+    Configuration(name: "no handler", app: "{\"handler\": \"none\"}", swiftBacktrace: "enable=no"),
+    Configuration(name: "glibc backtrace", app: "{\"handler\": \"glibc\"}", swiftBacktrace: "enable=no"),
   ]
 
   public var target: String

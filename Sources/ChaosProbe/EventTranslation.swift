@@ -9,7 +9,7 @@ enum EventTranslation {
         "count": decision.count, "mode": modeName(decision.mode), "previous_count": decision.previousCount,
         "counted": decision.countedCrashes.map { Int($0.process.pid) },
         "ignored": decision.ignored.map { ["pid": Int($0.record.process.pid), "reason": $0.reason.rawValue] },
-        "reset_by_new_binary": decision.resetByNewBinary,
+        "reset_by_new_binary": decision.resetByNewBinary, "protocol": ChaosProbe.protocolVersion,
       ]
       if case .protect(let level) = decision.mode { fields["level"] = level.number }
       if let crash = decision.previousCrash {

@@ -1,3 +1,4 @@
+import ChaosKit
 import Foundation
 import LaunchProtection
 import Synchronization

@@ -1,3 +1,4 @@
+import ChaosKit
 import Foundation
 
 /// Everything `chaos bench` measured, for `--json`.
@@ -12,6 +13,8 @@ public struct BenchReport: Codable, Sendable {
   public var install: CrashCaptureInstallCost?
   public var scheduler: [String: JSONValue]?
   public var failpoints: [String: JSONValue]?
+  /// An inert ChaosProbe (not under chaos): `declare` + `attach` × 2, first in a fresh process.
+  public var inertProbe: InertProbeCost?
 
   /// An empty report.
   public init() {}
@@ -108,6 +111,15 @@ public enum BenchTables {
       + BenchTable.render([
         ("install, unwind tables prefaulted (default)", cost.prefaulted),
         ("install, prefaultUnwindTables = false", cost.notPrefaulted),
+      ])
+  }
+
+  /// What an inert ChaosProbe adds to a launch.
+  public static func inertProbe(_ cost: InertProbeCost) -> String {
+    "\nInert ChaosProbe (CHAOS_EVENTS unset): declare + attach(workflow) + attach(organizer) (µs)\n"
+      + BenchTable.render([
+        ("first call in a fresh process", cost.firstCall),
+        ("repeated in one process (median of 1000, per process)", cost.repeated),
       ])
   }
 

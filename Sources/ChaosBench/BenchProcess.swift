@@ -1,3 +1,4 @@
+import ChaosKit
 import Foundation
 
 /// Spawning and reaping a target for measurements: a blocking `waitpid` (no polling delay

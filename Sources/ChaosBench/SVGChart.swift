@@ -1,3 +1,4 @@
+import ChaosKit
 import Foundation
 
 /// Latency distributions as percentile curves (x: percentile, y: µs on a log scale), one

@@ -1,3 +1,4 @@
+import ChaosKit
 import Foundation
 
 /// Harness throughput: launches per second through `chaos run` machinery, beside spawning and

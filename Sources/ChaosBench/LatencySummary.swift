@@ -1,3 +1,4 @@
+import ChaosKit
 import Histogram
 
 /// Percentiles of a set of durations, in microseconds, recorded in an HdrHistogram

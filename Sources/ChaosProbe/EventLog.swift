@@ -6,14 +6,10 @@ import Foundation
 final class EventLog: Sendable {
   let fd: Int32
 
-  init?(path: String?) {
-    guard let path, !path.isEmpty else { return nil }
+  /// Opens (appending, creating) the events file; nil with errno set when it cannot.
+  init?(path: String) {
     let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-    guard fd >= 0 else {
-      FileHandle.standardError.write(
-        Data("chaos-target: cannot open CHAOS_EVENTS \(path): \(String(cString: strerror(errno)))\n".utf8))
-      return nil
-    }
+    guard fd >= 0 else { return nil }
     self.fd = fd
   }
 

@@ -1,0 +1,19 @@
+#ifndef C_PROCESS_SPAWN_H
+#define C_PROCESS_SPAWN_H
+
+#include <sys/types.h>
+
+/// Starts `path` as the leader of a new process group, with stdin from /dev/null, stdout and
+/// stderr to the given files (created/truncated), an empty signal mask and default signal
+/// dispositions. With `die_with_parent`, the child gets PR_SET_PDEATHSIG(SIGKILL) before
+/// exec: if the calling thread's process dies — even by SIGKILL, which no handler sees —
+/// the kernel kills the child, so no target outlives the harness.
+///
+/// The death signal is tied to the calling *thread*: call it from a thread that outlives the
+/// child (the harness spawns and reaps on the same thread).
+///
+/// Returns 0 and stores the pid, or an errno value (from the child's failed exec included).
+int cps_spawn(const char *path, char *const argv[], char *const envp[], const char *stdout_path,
+              const char *stderr_path, int die_with_parent, pid_t *pid);
+
+#endif

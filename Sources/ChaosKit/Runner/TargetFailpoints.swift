@@ -1,0 +1,58 @@
+import Failpoints
+import Foundation
+import Synchronization
+
+/// The failpoints a target declares, asked with `CHAOS_LIST_FAILPOINTS=1` (Docs/Protocol.md),
+/// so a misspelt name in a scenario is reported at its line before anything runs.
+public enum TargetFailpoints {
+  /// A target's answer.
+  public struct Listing: Sendable, Equatable {
+    /// Declared names; a trailing `*` stands for a prefix (`life.*`).
+    public var failpoints: [String]
+    /// The protocol version the target speaks.
+    public var protocolVersion: Int
+  }
+
+  private static let cache = Mutex([String: Listing?]())
+
+  /// Runs `target` once (per target and `CHAOS_APP`, cached) with `CHAOS_LIST_FAILPOINTS=1`
+  /// in a throwaway state directory. Nil when it does not list: it exited non-zero, printed
+  /// no `{"failpoints": [...]}` object, or ran past 10 s.
+  public static func list(target: String, app: String = "{}") -> Listing? {
+    let key = target + "\u{0}" + app
+    if let cached = cache.withLock({ $0[key] }) { return cached }
+    let listing = ask(target: target, app: app)
+    cache.withLock { $0[key] = listing }
+    return listing
+  }
+
+  /// The first name in `spec` (already parsed at load) that `listing` does not declare.
+  public static func firstUndeclared(in spec: String, listing: Listing) -> String? {
+    let names = (try? FailpointSpecParser.parse(spec))?.map(\.name) ?? []
+    return names.first { !FailpointRegistry.matches($0, listing.failpoints) }
+  }
+
+  private static func ask(target: String, app: String) -> Listing? {
+    let scratch = NSTemporaryDirectory() + "chaos-list-\(getpid())-\(UUID().uuidString.prefix(8))"
+    defer { try? FileManager.default.removeItem(atPath: scratch) }
+    guard
+      (try? FileManager.default.createDirectory(atPath: scratch + "/state", withIntermediateDirectories: true))
+        != nil
+    else { return nil }
+    let inherited = ProcessInfo.processInfo.environment
+    let launcher = ProcessLauncher(
+      executable: target,
+      environment: [
+        "PATH": inherited["PATH"] ?? "/usr/bin:/bin", "HOME": inherited["HOME"] ?? "/root",
+        "CHAOS_LIST_FAILPOINTS": "1", "CHAOS_APP": app, "CHAOS_STATE_DIR": scratch + "/state",
+        "CHAOS_EVENTS": scratch + "/events.ndjson", "CHAOS_FAILPOINTS": "", "SWIFT_BACKTRACE": "enable=no",
+      ],
+      stdoutPath: scratch + "/stdout", stderrPath: "/dev/null")
+    guard let pid = try? launcher.spawn(), ProcessLauncher.wait(pid, timeout: 10) == .exited(0),
+      let data = FileManager.default.contents(atPath: scratch + "/stdout"),
+      let object = try? JSONDecoder().decode([String: JSONValue].self, from: data),
+      case .array(let names)? = object["failpoints"]
+    else { return nil }
+    return Listing(failpoints: names.compactMap(\.string), protocolVersion: object["protocol"]?.int ?? 1)
+  }
+}

@@ -1,0 +1,165 @@
+import Failpoints
+import Foundation
+import LaunchProtection
+import LaunchTasks
+import Synchronization
+
+/// The in-app half of the chaos protocol (`Docs/Protocol.md`): a few lines turn an app that
+/// uses LaunchProtection (and optionally LaunchTasks) into a target `chaos run` can drive.
+///
+/// ```swift
+/// let organizer = LaunchOrganizer(stateDirectory: ChaosProbe.stateDirectory(default: "/var/lib/app"))
+/// ChaosProbe.declare(["journal.replay"])      // the app's own failpoints, if any
+/// ChaosProbe.attach(workflow)                  // optional: task events, task.<name> failpoints
+/// ChaosProbe.attach(organizer)                 // last, before finishLaunching
+/// organizer.finishLaunching(...)
+/// ```
+///
+/// Under the harness (`CHAOS_EVENTS` set) `attach(_:LaunchOrganizer)` opens the events file,
+/// configures `CHAOS_FAILPOINTS`/`CHAOS_SEED`, installs crash capture and reports every
+/// transition. Otherwise every call here does nothing: no file, no signal handler.
+public enum ChaosProbe {
+  /// The protocol version this probe speaks (`protocol` in the `launch` event and the listing).
+  public static let protocolVersion = 1
+
+  /// What `attach(_:options:)` sets up under the harness.
+  public struct Options: Sendable {
+    /// Install crash capture (default true). Turn off only to let another handler see crashes.
+    public var crashCapture = true
+    /// Crash capture settings; the events file and the report directory are filled in.
+    /// Under the harness the default does not chain to the previous handler: the Swift
+    /// runtime's backtracer would add ~100 ms to every crash (and wait for a key on a TTY).
+    public var crashCaptureOptions: CrashCapture.Options
+
+    /// Default options.
+    public init() {
+      crashCaptureOptions = CrashCapture.Options()
+      crashCaptureOptions.chainToPreviousHandler = false
+    }
+  }
+
+  /// Whether this process runs under the harness (`CHAOS_EVENTS` is set). Read once.
+  public static var isActive: Bool { request.events != nil }
+
+  /// The protection state directory: `CHAOS_STATE_DIR` under the harness (which checks the
+  /// state there), `fallback` otherwise.
+  public static func stateDirectory(default fallback: String) -> String {
+    guard request.isActive, let directory = ProcessInfo.processInfo.environment["CHAOS_STATE_DIR"],
+      !directory.isEmpty
+    else { return fallback }
+    return directory
+  }
+
+  /// Declares failpoint names the app evaluates itself (a trailing `*` declares a prefix).
+  /// `CHAOS_FAILPOINTS` naming anything undeclared is refused at `attach`.
+  public static func declare(_ failpoints: [String]) {
+    guard request.isActive else { return }
+    state.withLock { $0.declared += failpoints }
+  }
+
+  /// Reports the workflow's task events (`task_start`, `task_end`, `task_failed`, `lifecycle`),
+  /// gives its worker threads an alternate signal stack and declares `task.<name>` for every
+  /// task added so far. Call it before `attach(_:LaunchOrganizer)` so those names are declared
+  /// when `CHAOS_FAILPOINTS` is checked (or `declare` them yourself).
+  public static func attach(_ workflow: Workflow) {
+    guard request.isActive else { return }
+    declare(workflow.taskNames.map { "task." + $0 })
+    workflow.addObserver { event in
+      switch event {
+      case .taskStarted(let name, let thread): emit("task_start", ["task": name, "thread": thread])
+      case .taskFinished(let name): emit("task_end", ["task": name])
+      case .taskFailed(let name, let reason): emit("task_failed", ["task": name, "reason": reason])
+      case .lifecycle(let event, let task): emit("lifecycle", ["event": event, "task": task])
+      }
+    }
+    workflow.addThreadPreparer { CrashCapture.prepareCurrentThread() }
+  }
+
+  /// Makes the app a chaos target. Call once, after `declare` and `attach(workflow)`, before
+  /// `finishLaunching`. Not under the harness it returns at once.
+  ///
+  /// With `CHAOS_LIST_FAILPOINTS=1` it prints the declared failpoints as JSON and exits 0.
+  /// An unreadable `CHAOS_EVENTS`, a malformed `CHAOS_FAILPOINTS` or `CHAOS_SEED`, or an
+  /// undeclared failpoint name prints one line on stderr and exits 2.
+  public static func attach(_ organizer: LaunchOrganizer, options: Options = Options()) {
+    guard request.isActive else { return }
+    let registry = organizer.configuration.failpoints
+    let declared = state.withLock { state in
+      state.declared = LaunchOrganizer.failpointNames + state.declared
+      return state.declared
+    }
+    if request.listFailpoints { FailpointListing.print(declared) }
+    guard let path = request.events else { return }
+    guard let log = EventLog(path: path) else {
+      fail("cannot open CHAOS_EVENTS '\(path)': \(String(cString: strerror(errno)))")
+    }
+    state.withLock { $0.log = log }
+    configureFailpoints(registry, declared: declared)
+    registry.setObserver { trigger in
+      log.emitFailpoint(name: trigger.name, action: trigger.action.spec, t: trigger.monotonicNanoseconds)
+    }
+    if options.crashCapture {
+      var capture = options.crashCaptureOptions
+      capture.eventsFileDescriptor = log.fd
+      capture.reportDirectory = organizer.store.directory
+      do {
+        try CrashCapture.install(capture)
+        registry.setThreadPreparer { CrashCapture.prepareCurrentThread() }
+      } catch {
+        log.emit("crash_capture_unavailable", ["detail": error.description])
+      }
+    }
+    organizer.addObserver { event in EventTranslation.emit(event, to: log) }
+  }
+
+  /// Writes an app-defined event (`{"event": name, "pid", "t", fields…}`) to the events file;
+  /// nothing when not under the harness. Field values must be JSON-serialisable.
+  public static func emit(_ event: String, _ fields: [String: any Sendable] = [:]) {
+    guard let log = state.withLock({ $0.log }) else { return }
+    log.emit(event, fields)
+  }
+
+  // MARK: - Internals
+
+  struct Request: Sendable {
+    var events: String?
+    var listFailpoints: Bool
+    var isActive: Bool { events != nil || listFailpoints }
+  }
+
+  struct State: Sendable {
+    var declared: [String] = []
+    var log: EventLog?
+  }
+
+  /// The environment, read once: `CHAOS_EVENTS` first, `CHAOS_LIST_FAILPOINTS` only when set.
+  static let request: Request = {
+    let events = getenv("CHAOS_EVENTS").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
+    let list = getenv("CHAOS_LIST_FAILPOINTS").map { String(cString: $0) }
+    return Request(events: events, listFailpoints: list.map { !$0.isEmpty && $0 != "0" } ?? false)
+  }()
+
+  static let state = Mutex(State())
+
+  private static func configureFailpoints(_ registry: FailpointRegistry, declared: [String]) {
+    let environment = ProcessInfo.processInfo.environment
+    if let seed = environment["CHAOS_SEED"], !seed.isEmpty {
+      guard let value = UInt64(seed) else { fail("invalid CHAOS_SEED '\(seed)': expected an unsigned integer") }
+      registry.seed(value)
+    }
+    let spec = environment["CHAOS_FAILPOINTS"] ?? ""
+    registry.declare(declared)
+    do {
+      try registry.configure(spec)
+    } catch {
+      fail("invalid CHAOS_FAILPOINTS '\(spec)': \(FailpointListing.oneLine(error, declared: declared))")
+    }
+  }
+
+  /// One line on stderr, then exit 2: a target must not run a launch the scenario did not ask for.
+  static func fail(_ message: String) -> Never {
+    let program = URL(fileURLWithPath: CommandLine.arguments.first ?? "target").lastPathComponent
+    FileHandle.standardError.write(Data("\(program): \(message)\n".utf8))
+    exit(2)
+  }
+}

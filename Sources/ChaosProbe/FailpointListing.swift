@@ -1,0 +1,28 @@
+import Failpoints
+import Foundation
+
+/// `CHAOS_LIST_FAILPOINTS=1`: the declared failpoints as one JSON object on stdout, so the
+/// harness can check scenarios against the target (and `chaos explore` can aim at them).
+enum FailpointListing {
+  /// Prints `{"failpoints": [...], "protocol": 1}` and exits 0.
+  static func print(_ declared: [String]) -> Never {
+    let object: [String: Any] = [
+      "protocol": ChaosProbe.protocolVersion,
+      "failpoints": Array(Set(declared)).sorted(),
+    ]
+    var data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
+    data.append(0x0A)
+    FileHandle.standardOutput.write(data)
+    exit(0)
+  }
+
+  /// A configuration error as one line: what is wrong, where, and the declared names.
+  static func oneLine(_ error: FailpointConfigurationError, declared: [String]) -> String {
+    switch error {
+    case .invalidSpec(let error):
+      return "\(error.message) (at character \(error.offset + 1))"
+    case .unknownName(let name, _, _, _):
+      return "unknown failpoint '\(name)' (declared: \(Array(Set(declared)).sorted().joined(separator: ", ")))"
+    }
+  }
+}
