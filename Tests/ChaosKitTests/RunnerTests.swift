@@ -89,13 +89,14 @@ final class RunnerTests: XCTestCase {
       target: target.sh
       launches:
         - expect: { outcome: finished, count: 0, mode: normal, events: [launch, launching_finished] }
-        - failpoints: crash
+        - failpoints: point.crash=segv
           expect: { outcome: crash, signal: SIGSEGV, no_events: [launching_finished] }
       """, in: folder)
     XCTAssertTrue(passing.passed, passing.messages.joined(separator: "\n"))
 
     let garbage = try run(
-      "name: garbage\ntarget: target.sh\nlaunches:\n  - failpoints: garbage\n    expect: {}\n", name: "garbage",
+      "name: garbage\ntarget: target.sh\nlaunches:\n  - failpoints: events.garbage=off\n    expect: {}\n",
+      name: "garbage",
       in: folder)
     XCTAssertEqual(garbage.status, "failed")
     XCTAssertTrue(garbage.messages.first?.contains("malformed events file") ?? false, garbage.messages.joined())
@@ -172,6 +173,50 @@ final class RunnerTests: XCTestCase {
     }
     let stderr = (try? String(contentsOfFile: folder.file("err.txt"), encoding: .utf8)) ?? ""
     XCTAssertTrue(stderr.contains("killed 3 process groups"), stderr)
+  }
+
+  /// SIGKILL of `chaos run` — what a CI runner does after its grace period — while three
+  /// launches hang: no handler runs in `chaos`, yet every target dies (PR_SET_PDEATHSIG).
+  func testSIGKILLOfChaosLeavesNoTargetsRunning() throws {
+    let folder = TemporaryDirectory("sigkill")
+    try "name: hangs\ntimeout: 60s\nlaunches:\n  - failpoints: task.network=hang\n    parallel: 3\n    expect: {}\n"
+      .write(toFile: folder.file("hang.yaml"), atomically: true, encoding: .utf8)
+    let chaos = ChildProcess.spawn(
+      ChildProcess.product("chaos"),
+      arguments: ["run", folder.file("hang.yaml"), "--artifacts", folder.file("artifacts")],
+      environment: [:], stdout: folder.file("out.txt"), stderr: folder.file("err.txt"))
+    var children: [pid_t] = []
+    let deadline = Date().addingTimeInterval(20)
+    while children.count < 3 && Date() < deadline {
+      usleep(20_000)
+      children = Self.children(of: chaos)
+    }
+    XCTAssertEqual(children.count, 3, "three targets running")
+    // Wait until each hangs in its task (past exec and set-up), then kill chaos outright.
+    let hanging = Date().addingTimeInterval(20)
+    while Date() < hanging {
+      let work = "artifacts/" + URL(fileURLWithPath: folder.path).lastPathComponent + "-hang"
+      let events = (1...3).map { folder.file("\(work)/launch-1-p\($0)/events.ndjson") }
+      if events.allSatisfy({ (try? String(contentsOfFile: $0, encoding: .utf8))?.contains("\"failpoint\"") ?? false }) {
+        break
+      }
+      usleep(20_000)
+    }
+    kill(chaos, SIGKILL)
+    XCTAssertEqual(ChildProcess.wait(chaos, timeout: 20), .signaled(SIGKILL))
+    var alive = children
+    let gone = Date().addingTimeInterval(5)
+    while !alive.isEmpty && Date() < gone {
+      usleep(20_000)
+      alive = alive.filter(Self.isRunning)
+    }
+    XCTAssertEqual(alive, [], "targets still running after chaos was SIGKILLed")
+  }
+
+  /// Alive and not a zombie (an orphan's zombie waits for whoever reaps orphans here).
+  static func isRunning(_ pid: pid_t) -> Bool {
+    guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return false }
+    return !status.contains("State:\tZ")
   }
 
   static func children(of parent: pid_t) -> [pid_t] {

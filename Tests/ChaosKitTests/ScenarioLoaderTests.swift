@@ -1,5 +1,6 @@
 import ChaosKit
 import Foundation
+import TestSupport
 import XCTest
 
 final class ScenarioLoaderTests: XCTestCase {
@@ -77,7 +78,7 @@ final class ScenarioLoaderTests: XCTestCase {
   }
 
   func testTheJSONSchemaIsInStepWithTheLoader() throws {
-    let path = ScenarioSuiteTests.repositoryRoot + "/Scenarios/scenario.schema.json"
+    let path = Repository.root + "/Scenarios/scenario.schema.json"
     let schema = try XCTUnwrap(
       try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
     func keys(_ object: Any?) -> [String] {

@@ -1,34 +1,26 @@
 import ChaosKit
-import Foundation
-import TestSupport
-import XCTest
+import Testing
 
-/// Runs every scenario under `Scenarios/` as part of `swift test`. A new scenario file is
-/// picked up without editing Swift code; each failure names the file and the launch.
-final class ScenarioSuiteTests: XCTestCase {
-  static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent().path
+/// Every scenario under `Scenarios/`, one Swift Testing case per file, through the same public
+/// API a user's test target uses (`ScenarioCase`). A new scenario file is picked up without
+/// editing Swift code; a failure names the file, the launch, what was expected and what was seen.
+@Suite("Scenarios")
+struct ScenarioSuiteTests {
+  static let cases = ScenarioCase.all(in: "Scenarios")
 
-  func testEveryScenarioPasses() throws {
-    let files = try ScenarioDiscovery.files(in: [Self.repositoryRoot + "/Scenarios"])
-    XCTAssertGreaterThanOrEqual(files.count, 40, "the suite keeps at least 40 scenarios")
-    var scenarios: [Scenario] = []
-    for file in files {
-      do { scenarios.append(try ScenarioLoader.load(path: file)) } catch { XCTFail("\(error)") }
-    }
-    for scenario in scenarios {
-      XCTAssertFalse(
-        scenario.description?.isEmpty ?? true, "\(scenario.path): every scenario states its rule in 'description'")
-    }
-    let artifacts = TemporaryDirectory("scenario-suite")
-    var options = RunOptions()
-    options.jobs = 2
-    options.referenceTarget = ChildProcess.product("chaos-target")
-    options.artifactsDirectory = artifacts.path
-    let results = SuiteRunner(options: options).run(scenarios) { _, _, _ in }
-    XCTAssertEqual(results.count, scenarios.count)
-    for result in results where !result.passed {
-      XCTFail("scenario \(result.status): \(result.path)\n" + result.messages.joined(separator: "\n"))
+  @Test("scenario", arguments: cases)
+  func scenario(_ scenario: ScenarioCase) {
+    // nil target: each scenario's own `target:` (chaos-target, resolved next to this bundle).
+    let result = scenario.run(target: nil)
+    #expect(result.passed, Comment(rawValue: result.report))
+  }
+
+  @Test("the suite keeps at least 40 scenarios, each stating its rule")
+  func suiteShape() throws {
+    #expect(Self.cases.count >= 40)
+    for scenarioCase in Self.cases {
+      let scenario = try scenarioCase.scenario.get()
+      #expect(!(scenario.description?.isEmpty ?? true), "\(scenario.path): every scenario states its rule")
     }
   }
 }

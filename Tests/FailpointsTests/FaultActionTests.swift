@@ -20,6 +20,7 @@ final class FaultActionTests: XCTestCase {
         ChildProcess.product("chaos-target"),
         environment: [
           "CHAOS_STATE_DIR": directory.file("state-\(action)"), "CHAOS_FAILPOINTS": "task.network=\(action)",
+          "CHAOS_EVENTS": directory.file("events-\(action).ndjson"),
         ],
         timeout: 20)
       XCTAssertEqual(termination, expected, "task.network=\(action)")

@@ -15,7 +15,10 @@ final class DurabilityTests: XCTestCase {
     let termination = ChildProcess.run(
       strace,
       arguments: ["-f", "-qq", "-e", "trace=openat,fsync,rename", "-o", trace, ChildProcess.product("chaos-target")],
-      environment: ["CHAOS_STATE_DIR": directory.file("state"), "CHAOS_APP": "{\"crash_capture\": false}"])
+      environment: [
+        "CHAOS_STATE_DIR": directory.file("state"), "CHAOS_EVENTS": directory.file("events.ndjson"),
+        "CHAOS_APP": "{\"crash_capture\": false}",
+      ])
     XCTAssertEqual(termination, .exited(0))
     let lines = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").map(String.init)
     let stateDirectory = directory.file("state")

@@ -85,3 +85,10 @@ public enum ChildProcess {
     wait(spawn(executable, arguments: arguments, environment: environment), timeout: timeout)
   }
 }
+
+/// Paths in this repository.
+public enum Repository {
+  /// The repository root (where Package.swift is).
+  public static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().path
+}

@@ -48,6 +48,12 @@ public enum JSONValue: Codable, Sendable, Equatable, CustomStringConvertible {
     return nil
   }
 
+  /// The elements, when it is an array.
+  public var array: [JSONValue]? {
+    if case .array(let value) = self { return value }
+    return nil
+  }
+
   /// The value as a boolean.
   public var bool: Bool? {
     if case .bool(let value) = self { return value }

@@ -199,6 +199,8 @@ public struct ScenarioRunner: Sendable {
       candidates.append(
         URL(fileURLWithPath: scenario.path).deletingLastPathComponent().appendingPathComponent(name).path)
       candidates.append(FileManager.default.currentDirectoryPath + "/" + name)
+      // A bare name is also a product built beside the running `chaos` or test bundle.
+      if !name.contains("/") { candidates.append(ScenarioCase.executable(name)) }
     }
     if let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) { return found }
     let reason =

@@ -210,6 +210,7 @@ static void failpoint(const char *name) {
     char fields[256];
     snprintf(fields, sizeof fields, "\"name\":\"%s\",\"action\":\"%s\"", name, action);
     emit("failpoint", fields);
+    fprintf(stderr, "c-target: failpoint %s fired: %s\n", name, action);
     int code;
     if (!strcmp(action, "segv")) *null_pointer = 1;
     if (!strcmp(action, "abort")) abort();
