@@ -54,3 +54,10 @@ public struct ScenarioResult: Codable, Sendable {
   /// Whether it passed.
   public var passed: Bool { status == "passed" }
 }
+
+extension ScenarioResult: CustomStringConvertible {
+  /// One line: status, file and how many expectations failed (the details are in `report`).
+  public var description: String {
+    "\(status): \(path) (\(processes.count) processes, \(messages.count) failure messages)"
+  }
+}

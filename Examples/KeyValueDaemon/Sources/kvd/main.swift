@@ -1,0 +1,39 @@
+import ChaosProbe
+import Foundation
+import LaunchProtection
+
+// kvd: a key-value daemon. Its launch loads the config, replays the journal and opens the
+// listener (three LaunchTasks tasks); LaunchProtection counts launches that die before the
+// listener is up, and after two it repairs by quarantining the journal.
+//
+//   KVD_DATA_DIR=/var/lib/kvd kvd        then: echo "SET k v" | nc -U /var/lib/kvd/kvd.sock
+
+let dataDirectory = ProcessInfo.processInfo.environment["KVD_DATA_DIR"] ?? "/var/lib/kvd"
+let store = KeyValueStore(dataDirectory: dataDirectory)
+let organizer = LaunchOrganizer(stateDirectory: ChaosProbe.stateDirectory(default: dataDirectory + "/launch"))
+let workflow = store.launchWorkflow()
+ChaosProbe.attach(workflow)
+ChaosProbe.attach(organizer)
+
+organizer.addObserver { event in log("launch protection: \(event)") }
+organizer.finishLaunching(
+  shouldProtect: { consecutiveCrashes in consecutiveCrashes >= 2 },
+  launch: {
+    do {
+      try workflow.run()
+    } catch {
+      log("launch failed: \(error)")
+      exit(1)
+    }
+    guard store.isServing else { exit(1) }
+    organizer.launchingFinished()
+  },
+  protect: {
+    store.quarantineJournal()
+    organizer.protectFinished()
+  })
+
+Shutdown.waitForTermination()
+store.stop()
+log("stopped")
+exit(0)
