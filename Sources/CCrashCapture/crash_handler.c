@@ -5,7 +5,8 @@
 //       — listed as async-signal-safe in POSIX.1-2008 XSH 2.4.3 / signal-safety(7).
 //   syscall(SYS_gettid), syscall(SYS_prctl, PR_GET_NAME) — raw system calls; glibc's
 //       syscall() only moves registers and sets errno (no locks, no allocation).
-//   atomic_compare_exchange_strong, atomic_load — lock-free C11 atomics on int.
+//   atomic_compare_exchange_strong, atomic_load, atomic_store — lock-free C11 atomics on int
+//       (a requested thread dump takes and releases the guard, then returns).
 //   libunwind unw_init_local2, unw_step, unw_get_reg (private RTLD_LOCAL copy) —
 //       documented as signal-safe for local unwinding in libunwind(3); only this file uses
 //       this copy, so no other thread can hold its locks. On the crashing thread its imports
@@ -60,6 +61,11 @@ static uint64_t caught_signals;
 static struct sigaction previous_actions[LCC_MAX_SIGNAL];
 static int chain_to_previous;
 static int events_fd = -1;
+// Set before a deliberate fatal signal (the launch deadline): recorded as `cause`, and the
+// report's type. Written by one thread before pthread_kill, read in the handler.
+static char crash_cause[32];
+// The thread asked to dump its stack and continue (0: none).
+static _Atomic pid_t dump_thread;
 static char report_path[4096];
 static int max_frames = 128;
 static uintptr_t *head_frames;
@@ -129,7 +135,8 @@ static void pass_on(int signo, const siginfo_t *info) {
 
 /// Walks the stack and formats the record, then writes it, unless `dry_run` (benchmarks: the
 /// context then comes from getcontext, not from a signal frame).
-static void record_crash(int signo, const siginfo_t *info, void *context, uint64_t entered, pid_t thread_id, int dry_run) {
+static void record_crash(int signo, const siginfo_t *info, void *context, uint64_t entered, pid_t thread_id, int dry_run,
+                         const char *event) {
   // Keep the first frames and the last `tail_keep` (the thread's bottom: who started the work).
   size_t tail_keep = (size_t)max_frames / 4 < LCC_TAIL_FRAMES ? (size_t)max_frames / 4 : LCC_TAIL_FRAMES;
   size_t head_capacity = (size_t)max_frames - tail_keep;
@@ -159,7 +166,9 @@ static void record_crash(int signo, const siginfo_t *info, void *context, uint64
 
   lcc_buffer *out = &record;
   lcc_buffer_reset(out);
-  lcc_buffer_string(out, "{\"event\":\"crash\",\"pid\":");
+  lcc_buffer_string(out, "{\"event\":\"");
+  lcc_buffer_string(out, event);
+  lcc_buffer_string(out, "\",\"pid\":");
   lcc_buffer_signed(out, process_id);
   lcc_buffer_string(out, ",\"t\":");
   lcc_buffer_unsigned(out, entered);
@@ -177,6 +186,10 @@ static void record_crash(int signo, const siginfo_t *info, void *context, uint64
   lcc_buffer_json_string(out, thread_name);
   lcc_buffer_string(out, thread_id == main_thread_id ? ",\"main_thread\":true" : ",\"main_thread\":false");
   lcc_buffer_string(out, launch_finished ? ",\"after_launch\":true" : ",\"after_launch\":false");
+  if (crash_cause[0]) {
+    lcc_buffer_string(out, ",\"cause\":");
+    lcc_buffer_json_string(out, crash_cause);
+  }
   lcc_buffer_string(out, ",\"entered\":");
   lcc_buffer_unsigned(out, entered);
   lcc_buffer_string(out, ",\"unwound\":");
@@ -217,7 +230,7 @@ static void record_crash(int signo, const siginfo_t *info, void *context, uint64
   }
   if (dry_run) return;
   if (events_fd >= 0) write_all(events_fd, out->data, out->length);
-  if (report_path[0]) {
+  if (report_path[0] && event[0] == 'c') {
     int fd = open(report_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd >= 0) {
       // No fsync: it would add ~0.5 ms to every crash, and the count never depends on this
@@ -242,6 +255,19 @@ static void crash_handler(int signo, siginfo_t *info, void *context) {
   int saved_errno = errno;
   pid_t thread_id = (pid_t)syscall(SYS_gettid);
   int expected = 0;
+  if (atomic_load(&dump_thread) == thread_id) {
+    // A requested thread dump (launch deadline): record this thread's stack and carry on.
+    if (atomic_compare_exchange_strong(&handler_owner, &expected, thread_id)) {
+      lcc_unwinder_enter_crash();
+      lcc_readable_begin_crash(context, sizeof(ucontext_t),
+                               (uintptr_t)((ucontext_t *)context)->uc_mcontext.gregs[REG_RSP], signo, info);
+      record_crash(signo, info, context, entered, thread_id, 0, "thread_dump");
+      atomic_store(&handler_owner, 0);
+    }
+    atomic_store(&dump_thread, 0);
+    errno = saved_errno;
+    return;
+  }
   if (!atomic_compare_exchange_strong(&handler_owner, &expected, thread_id)) {
     if (expected == thread_id) {
       // A fault inside our own handler: give up recording and die by the first signal.
@@ -267,7 +293,7 @@ static void crash_handler(int signo, siginfo_t *info, void *context) {
   lcc_unwinder_enter_crash();
   lcc_readable_begin_crash(context, sizeof(ucontext_t),
                            (uintptr_t)((ucontext_t *)context)->uc_mcontext.gregs[REG_RSP], signo, info);
-  record_crash(signo, info, context, entered, thread_id, 0);
+  record_crash(signo, info, context, entered, thread_id, 0, "crash");
   errno = saved_errno;
   // The guard stays held: the process is ending, and other crashing threads wait for it.
   pass_on(signo, info);
@@ -381,6 +407,34 @@ int lcc_refresh_modules(void) {
 
 void lcc_set_launch_finished(int finished) { launch_finished = finished ? 1 : 0; }
 
+pid_t lcc_current_thread_id(void) { return (pid_t)syscall(SYS_gettid); }
+
+void lcc_set_crash_cause(const char *cause) {
+  size_t length = cause ? strlen(cause) : 0;
+  if (length >= sizeof crash_cause) length = sizeof crash_cause - 1;
+  memcpy(crash_cause, cause ? cause : "", length);
+  crash_cause[length] = 0;
+  atomic_thread_fence(memory_order_seq_cst);
+}
+
+int lcc_dump_thread(pthread_t thread, pid_t thread_id, int timeout_ms) {
+  if (!installed || !(caught_signals & (1ull << SIGABRT))) return -1;
+  pid_t none = 0;
+  if (!atomic_compare_exchange_strong(&dump_thread, &none, thread_id)) return -1;
+  if (pthread_kill(thread, SIGABRT) != 0) {
+    atomic_store(&dump_thread, 0);
+    return -1;
+  }
+  struct timespec pause = {0, 1000000};
+  for (int waited = 0; waited < timeout_ms; waited++) {
+    if (atomic_load(&dump_thread) == 0) return 0;
+    nanosleep(&pause, NULL);
+  }
+  // Not answered (signal blocked on that thread?): withdraw the request.
+  pid_t expected = thread_id;
+  return atomic_compare_exchange_strong(&dump_thread, &expected, 0) ? -1 : 0;
+}
+
 int lcc_is_installed(void) { return installed; }
 
 int64_t lcc_benchmark_walk(void) {
@@ -392,7 +446,7 @@ int64_t lcc_benchmark_walk(void) {
   uint64_t start = monotonic_now();
   lcc_unwinder_enter_crash();
   lcc_readable_begin_crash(&context, sizeof context, (uintptr_t)context.uc_mcontext.gregs[REG_RSP], 0, &info);
-  record_crash(0, &info, &context, start, main_thread_id, 1);
+  record_crash(0, &info, &context, start, main_thread_id, 1, "crash");
   lcc_unwinder_leave_crash();
   return (int64_t)(monotonic_now() - start);
 }

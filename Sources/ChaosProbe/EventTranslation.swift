@@ -34,6 +34,8 @@ enum EventTranslation {
       log.emit("exception_recorded", ["type": cause.type])
     case .uncountedExit(let reason):
       log.emit("uncounted_exit", ["reason": reason.rawValue])
+    case .launchDeadlineExceeded(let phase, let deadline):
+      log.emit("launch_hang", ["phase": phase, "deadline_ms": Int(LaunchOrganizer.microseconds(deadline) / 1000)])
     }
   }
 

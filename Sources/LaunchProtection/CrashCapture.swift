@@ -85,6 +85,15 @@ public enum CrashCapture {
 
   static func markLaunchFinished(_ finished: Bool) { lcc_set_launch_finished(finished ? 1 : 0) }
 
+  /// Names the cause of the next fatal signal (the record's `cause`, the report's type).
+  static func setCause(_ cause: String) { lcc_set_crash_cause(cause) }
+
+  /// Asks `thread` to write its stack as a `thread_dump` event and carry on.
+  @discardableResult
+  static func dumpThread(_ thread: pthread_t, id: pid_t, timeoutMilliseconds: Int32 = 500) -> Bool {
+    lcc_dump_thread(thread, id, timeoutMilliseconds) == 0
+  }
+
   static let reportPrefix = "crash-"
 
   static func reportPath(directory: String, identity: ProcessIdentity) -> String {

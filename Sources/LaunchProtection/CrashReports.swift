@@ -30,7 +30,7 @@ enum CrashReports {
     let attributes = try? FileManager.default.attributesOfItem(atPath: path)
     let modified = (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? Date().timeIntervalSince1970
     return CrashCause(
-      type: signal,
+      type: (object["cause"] as? String) ?? signal,
       detail:
         "\(main), code \(object["code"] as? Int ?? 0), addr \(object["addr"] as? String ?? "?"), top frames \(frames)",
       pid: (object["pid"] as? Int).map { Int32($0) }, afterLaunch: (object["after_launch"] as? Bool) ?? false,

@@ -92,4 +92,7 @@ public enum LaunchProtectionEvent: Sendable {
   case exceptionRecorded(CrashCause)
   /// This launch ended cleanly before finishing (`exit(0)`), so it will not count.
   case uncountedExit(UncountedReason)
+  /// `phase` (`launch`, `repair` or `relaunch`) ran past `launchDeadline`; the process is
+  /// about to be ended by SIGABRT and the next launch counts it.
+  case launchDeadlineExceeded(phase: String, deadline: Duration)
 }

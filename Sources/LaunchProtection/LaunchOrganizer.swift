@@ -40,6 +40,19 @@ public final class LaunchOrganizer: Sendable {
     public var failpoints: FailpointRegistry = .shared
     /// Process facts; `.system` outside tests.
     public var environment: LaunchEnvironment = .system
+    /// Off (nil) by default. When set, each phase of the launch — the launch itself, the
+    /// repair in protect mode, the relaunch after `protectFinished()`, each timed from its own
+    /// start — must reach the next phase or `launchingFinished()` within it. A phase that
+    /// does not is recorded as hung (cause `launch-hang`, with the backtrace of the thread
+    /// running it, and of the main thread when that is another one) and the process is ended
+    /// with SIGABRT, so the next launch counts it like a crash. Choose it shorter than any
+    /// outside start timeout (systemd's `TimeoutStartSec`).
+    public var launchDeadline: Duration?
+    /// When started by systemd (`NOTIFY_SOCKET`), send `READY=1` from `launchingFinished()`.
+    public var notifyReady = true
+    /// Told to systemd (`EXTEND_TIMEOUT_USEC`) when a repair or the relaunch starts, when no
+    /// `launchDeadline` is set (with one, the deadline is what is announced).
+    public var repairTimeExtension: Duration = .seconds(90)
 
     /// Creates a configuration for a state directory.
     public init(stateDirectory: String) { self.stateDirectory = stateDirectory }
@@ -70,6 +83,9 @@ public final class LaunchOrganizer: Sendable {
 
   /// The configuration in force.
   public let configuration: Configuration
+  private let deadline: LaunchDeadline?
+  /// The main thread, when the organizer was created on it (for the hang's second backtrace).
+  private let mainThread: LaunchDeadline.RunningThread?
   /// The state store (readable by tools and tests).
   public let store: StateStore
   private let launchID = UUID().uuidString
@@ -78,6 +94,8 @@ public final class LaunchOrganizer: Sendable {
   /// Creates an organizer; nothing is read or written until `finishLaunching`.
   public init(configuration: Configuration) {
     self.configuration = configuration
+    self.deadline = configuration.launchDeadline.map(LaunchDeadline.init)
+    self.mainThread = lcc_current_thread_id() == getpid() ? .current : nil
     self.store = StateStore(
       directory: configuration.stateDirectory, lockTimeout: configuration.lockTimeout,
       failpoints: configuration.failpoints)
@@ -152,9 +170,15 @@ public final class LaunchOrganizer: Sendable {
     emit(.launch(finalDecision))
     if case .protect(let level) = decision.mode {
       emit(.protectEnter(count: decision.count, level: level))
+      SystemdNotify.send(
+        "STATUS=protect mode: repair level \(level.number) (\(level.name)) after \(decision.count) launch crashes\n"
+          + "EXTEND_TIMEOUT_USEC=\(Self.microseconds(configuration.launchDeadline ?? configuration.repairTimeExtension))"
+      )
+      arm(.repair)
       _ = configuration.failpoints.evaluate("protect.begin")
       protect(ProtectContext(count: decision.count, level: level))
     } else {
+      arm(.launch)
       _ = configuration.failpoints.evaluate("launch.begin")
       launch()
     }
@@ -237,6 +261,7 @@ public final class LaunchOrganizer: Sendable {
       }
     }
     guard let record else { return }
+    deadline?.disarm()
     CrashCapture.markLaunchFinished(true)
     lcc_term_marker_uninstall()
     ExitTracker.shared.untrack(self)
@@ -246,7 +271,54 @@ public final class LaunchOrganizer: Sendable {
       state.launchesInProgress.removeAll { $0.launchID == record.launchID }
     }
     for problem in problems { emit(.stateProblem(problem)) }
+    if configuration.notifyReady { SystemdNotify.send("READY=1\nSTATUS=running") }
     emit(.launchingFinished)
+  }
+
+  /// Tells systemd's watchdog this process is alive (`WATCHDOG=1`), when `WATCHDOG_USEC` is
+  /// set for it; call it from your main loop at least twice per `SystemdNotify.watchdogInterval`.
+  /// Returns false when there is no watchdog to tell.
+  @discardableResult
+  public func keepAlive() -> Bool {
+    guard SystemdNotify.watchdogInterval != nil else { return false }
+    return SystemdNotify.send("WATCHDOG=1")
+  }
+
+  private func arm(_ phase: LaunchDeadline.Phase) {
+    deadline?.arm(phase) { [self] phase, thread in launchHung(phase, thread: thread) }
+  }
+
+  /// The deadline passed in `phase`: record why, take the backtraces, end the process so the
+  /// next launch counts it (the sentinel is still set).
+  private func launchHung(_ phase: LaunchDeadline.Phase, thread: LaunchDeadline.RunningThread) {
+    let running = inner.withLock { inner -> Bool in
+      switch inner.mode {
+      case .normal, .protect, .relaunched: return true
+      case .idle, .finished: return false
+      }
+    }
+    guard running, let limit = configuration.launchDeadline else { return }
+    emit(.launchDeadlineExceeded(phase: phase.rawValue, deadline: limit))
+    let cause = CrashCause(
+      type: "launch-hang", detail: "the \(phase.rawValue) ran past its \(limit) deadline", pid: getpid(),
+      afterLaunch: false, recordedAt: Date().timeIntervalSince1970)
+    let (_, problems) = store.update { $0.lastCrashCause = cause }
+    for problem in problems { emit(.stateProblem(problem)) }
+    SystemdNotify.send("STATUS=launch hung in the \(phase.rawValue) past \(limit); aborting")
+    if CrashCapture.isInstalled {
+      if let main = mainThread, main.id != thread.id { CrashCapture.dumpThread(main.thread, id: main.id) }
+      CrashCapture.setCause("launch-hang")
+    }
+    pthread_kill(thread.thread, SIGABRT)
+    // Should SIGABRT be caught and survived, the process must still end.
+    sleep(5)
+    kill(getpid(), SIGKILL)
+  }
+
+  /// Whole microseconds of a duration (systemd and event fields use them).
+  package static func microseconds(_ duration: Duration) -> Int64 {
+    let (seconds, attoseconds) = duration.components
+    return seconds * 1_000_000 + attoseconds / 1_000_000_000_000
   }
 
   /// The repair is done: leave protect mode and run the held launch now, in this process.
@@ -265,6 +337,10 @@ public final class LaunchOrganizer: Sendable {
     }
     guard let (level, launch) = taken else { return false }
     emit(.protectFinish(level: level))
+    SystemdNotify.send(
+      "STATUS=repair level \(level.number) done; relaunching\n"
+        + "EXTEND_TIMEOUT_USEC=\(Self.microseconds(configuration.launchDeadline ?? configuration.repairTimeExtension))")
+    arm(.relaunch)
     emit(.relaunch)
     _ = configuration.failpoints.evaluate("launch.begin")
     launch()
@@ -323,6 +399,7 @@ public final class LaunchOrganizer: Sendable {
       }
     }
     guard status == 0, let record else { return }
+    deadline?.disarm()
     _ = store.update { state in
       state.launchesInProgress.removeAll { $0.launchID == record.launchID }
       state.lastUncountedExit = UncountedExit(

@@ -15,7 +15,9 @@ import Foundation
 ///   "extra_tasks": [{"name": "search-index", "after": ["database"]}],
 ///   "disabled_tasks": ["analytics"],
 ///   "concurrency": 2, "print_timeline": false,
-///   "crash_capture": true, "chain": false, "max_frames": 128, "prefault": true }
+///   "crash_capture": true, "chain": false, "max_frames": 128, "prefault": true,
+///   "launch_deadline_ms": 1000, "repair_ms": 0, "keep_alive": true,
+///   "launch_on_thread": false }
 /// ```
 struct AppConfiguration: Decodable {
   struct Level: Decodable {
@@ -63,6 +65,14 @@ struct AppConfiguration: Decodable {
   var maxFrames: Int?
   /// Prefault the unwind tables at install (default true).
   var prefault: Bool?
+  /// `LaunchOrganizer.Configuration.launchDeadline` in milliseconds (default: none).
+  var launchDeadlineMilliseconds: Int?
+  /// How long the repair takes (sleeps) before its repairs run (default 0).
+  var repairMilliseconds: Int?
+  /// With `stay_up`, send systemd watchdog keep-alives while up (default true).
+  var keepAlive: Bool?
+  /// Run `finishLaunching` on a thread of its own while the main thread waits (default false).
+  var launchOnThread: Bool?
 
   enum CodingKeys: String, CodingKey, CaseIterable {
     case threshold, levels, repairs, concurrency, chain, prefault
@@ -76,6 +86,10 @@ struct AppConfiguration: Decodable {
     case printTimeline = "print_timeline"
     case crashCapture = "crash_capture"
     case maxFrames = "max_frames"
+    case launchDeadlineMilliseconds = "launch_deadline_ms"
+    case repairMilliseconds = "repair_ms"
+    case keepAlive = "keep_alive"
+    case launchOnThread = "launch_on_thread"
   }
 
   static func load(from text: String?) throws -> AppConfiguration {

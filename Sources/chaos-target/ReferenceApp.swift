@@ -11,7 +11,9 @@ final class ReferenceApp: Sendable {
 
   init(configuration: AppConfiguration, stateDirectory: String) {
     self.configuration = configuration
-    self.organizer = LaunchOrganizer(stateDirectory: stateDirectory)
+    var protection = LaunchOrganizer.Configuration(stateDirectory: stateDirectory)
+    protection.launchDeadline = configuration.launchDeadlineMilliseconds.map { .milliseconds($0) }
+    self.organizer = LaunchOrganizer(configuration: protection)
     self.dataDirectory = Repairs.dataDirectory(stateDirectory: stateDirectory)
   }
 
@@ -39,7 +41,21 @@ final class ReferenceApp: Sendable {
     probe.crashCaptureOptions.prefaultUnwindTables = configuration.prefault ?? true
     ChaosProbe.attach(organizer, options: probe)
 
-    organizer.finishLaunching(policy: policy, launch: { self.launch() }, protect: { self.protect($0) })
+    if configuration.launchOnThread == true {
+      // The launch on a thread of its own while the main thread waits (a hang's report then
+      // holds both threads' backtraces).
+      let done = DispatchSemaphore(value: 0)
+      let thread = Thread {
+        CrashCapture.prepareCurrentThread()
+        self.organizer.finishLaunching(policy: self.policy, launch: { self.launch() }, protect: { self.protect($0) })
+        done.signal()
+      }
+      thread.name = "launch"
+      thread.start()
+      done.wait()
+    } else {
+      organizer.finishLaunching(policy: policy, launch: { self.launch() }, protect: { self.protect($0) })
+    }
 
     let lifeKeys = configuration.lifeActions ?? []
     for key in lifeKeys {
@@ -103,6 +119,7 @@ final class ReferenceApp: Sendable {
   }
 
   private func protect(_ context: ProtectContext) {
+    if let milliseconds = configuration.repairMilliseconds, milliseconds > 0 { usleep(UInt32(milliseconds) * 1000) }
     for repair in configuration.repairs ?? [] {
       ChaosProbe.emit("repair", ["repair": repair, "level": context.level.number])
       Repairs.perform(repair, dataDirectory: dataDirectory)
@@ -110,13 +127,24 @@ final class ReferenceApp: Sendable {
     if (configuration.protectFinish ?? .immediate) == .immediate { organizer.protectFinished() }
   }
 
+  /// Up until SIGTERM/SIGINT, sending systemd watchdog keep-alives at half its interval.
   private func waitForTermination() {
     var signals = sigset_t()
     sigemptyset(&signals)
     sigaddset(&signals, SIGTERM)
     sigaddset(&signals, SIGINT)
     sigprocmask(SIG_BLOCK, &signals, nil)
-    var received: Int32 = 0
-    sigwait(&signals, &received)
+    let interval = (configuration.keepAlive ?? true) ? SystemdNotify.watchdogInterval : nil
+    guard let interval else {
+      var received: Int32 = 0
+      sigwait(&signals, &received)
+      return
+    }
+    let half = LaunchOrganizer.microseconds(interval) / 2
+    var timeout = timespec(tv_sec: Int(half / 1_000_000), tv_nsec: Int(half % 1_000_000) * 1000)
+    while true {
+      organizer.keepAlive()
+      if sigtimedwait(&signals, nil, &timeout) > 0 { return }
+    }
   }
 }

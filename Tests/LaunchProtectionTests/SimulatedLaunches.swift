@@ -64,6 +64,7 @@ final class Recorder: Sendable {
     case .stateProblem(let problem): note("state_problem \(problem.kind)")
     case .exceptionRecorded(let cause): note("exception \(cause.type) after_launch=\(cause.afterLaunch)")
     case .uncountedExit(let reason): note("uncounted_exit \(reason.rawValue)")
+    case .launchDeadlineExceeded(let phase, _): note("launch_hang \(phase)")
     }
   }
 

@@ -1,6 +1,8 @@
 #ifndef C_CRASH_CAPTURE_H
 #define C_CRASH_CAPTURE_H
 
+#include <pthread.h>
+#include <sys/types.h>
 #include <stdint.h>
 #include <stddef.h>
 
@@ -50,6 +52,18 @@ int lcc_refresh_modules(void);
 
 /// Marks whether the launch has finished; recorded as `after_launch` in crash records.
 void lcc_set_launch_finished(int finished);
+
+/// Names the cause of the next fatal signal (e.g. "launch-hang" before the launch deadline
+/// sends SIGABRT): the record gets `"cause"`, and the report's type is the cause.
+void lcc_set_crash_cause(const char *cause);
+
+/// Asks another thread of this process to write its stack as a `thread_dump` event (same
+/// fields as a crash record) and carry on; waits up to `timeout_ms`. Uses SIGABRT, so it
+/// needs the handler installed for it. Returns 0 when written, -1 otherwise.
+int lcc_dump_thread(pthread_t thread, pid_t thread_id, int timeout_ms);
+
+/// The calling thread's kernel id (gettid).
+pid_t lcc_current_thread_id(void);
 
 /// Whether the handler is installed.
 int lcc_is_installed(void);

@@ -62,6 +62,22 @@ enum Checker {
         fail("no event", expected: pattern.description, saw: "one at events line \(found.line)")
       }
     }
+    if !expect.notify.isEmpty {
+      let messages = seen.events.filter { $0.name == "notify" }.compactMap { $0["message"]?.string }
+      var cursor = messages.startIndex
+      for wanted in expect.notify {
+        let matches = { (message: String) in
+          wanted.hasSuffix("*") ? message.hasPrefix(String(wanted.dropLast())) : message == wanted
+        }
+        guard let found = messages[cursor...].firstIndex(where: matches) else {
+          fail(
+            "notify messages in order", expected: expect.notify.joined(separator: " → "),
+            saw: "no '\(wanted)' after the earlier ones (messages: \(messages.joined(separator: " | ")))")
+          break
+        }
+        cursor = found + 1
+      }
+    }
     if !expect.backtraceContains.isEmpty {
       if let backtrace = seen.backtrace {
         for text in expect.backtraceContains where !backtrace.contains(text) {

@@ -86,16 +86,26 @@ public struct ScenarioRunner: Sendable {
     if spec.repeatCount > 1 { label += "-r\(iteration)" }
     let timeout = spec.timeoutSeconds ?? scenario.timeoutSeconds
     var started: [(pid: pid_t, directory: String, process: Int, spawned: UInt64)] = []
+    var supervisors: [SupervisorSession] = []
     var results: [ProcessResult] = []
     for process in 1...spec.parallel {
       let directory = workDirectory + "/" + label + (spec.parallel > 1 ? "-p\(process)" : "")
       try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-      let launcher = ProcessLauncher(
-        executable: target,
-        environment: environment(scenario, spec, events: directory + "/events.ndjson", state: stateDirectory),
-        stdoutPath: directory + "/stdout.txt", stderrPath: directory + "/stderr.txt")
+      var environment = environment(scenario, spec, events: directory + "/events.ndjson", state: stateDirectory)
       do {
-        started.append((try launcher.spawn(), directory, process, MonotonicNanoseconds.now()))
+        let supervisor = try scenario.supervisor.map { spec throws(SupervisorSession.Failure) in
+          try SupervisorSession(spec: spec, eventsPath: directory + "/events.ndjson")
+        }
+        if let supervisor { environment.merge(supervisor.environment) { $1 } }
+        let launcher = ProcessLauncher(
+          executable: target, environment: environment, stdoutPath: directory + "/stdout.txt",
+          stderrPath: directory + "/stderr.txt")
+        let pid = try launcher.spawn()
+        started.append((pid, directory, process, MonotonicNanoseconds.now()))
+        if let supervisor {
+          supervisor.started(pid)
+          supervisors.append(supervisor)
+        }
       } catch {
         results.append(
           ProcessResult(
@@ -110,6 +120,7 @@ public struct ScenarioRunner: Sendable {
       var signalled = false
       let elapsed = Double(MonotonicNanoseconds.now() - child.spawned) / 1e9
       let end = ProcessLauncher.wait(child.pid, timeout: max(0.001, timeout - elapsed)) {
+        for supervisor in supervisors { supervisor.tick() }
         guard let delivery = spec.sendSignal, !signalled else { return }
         if EventPeek.contains(delivery.afterEvent, path: child.directory + "/events.ndjson") {
           kill(child.pid, delivery.signal)
@@ -117,6 +128,7 @@ public struct ScenarioRunner: Sendable {
         }
       }
       ends[child.pid] = (end, MonotonicNanoseconds.now())
+      supervisors.first { $0.pid == child.pid }?.finish()
     }
     for child in started {
       let (end, reaped) = ends[child.pid]!

@@ -21,6 +21,8 @@ public struct Scenario: Sendable {
   public var environment: [String: String]
   /// `SWIFT_BACKTRACE` for every launch (default `enable=no`).
   public var swiftBacktrace: String
+  /// The harness plays systemd for every launch (nil: it does not).
+  public var supervisor: SupervisorSpec?
   /// The launches, in order.
   public var launches: [LaunchSpec]
 
@@ -33,6 +35,18 @@ public struct Scenario: Sendable {
   public var identifier: String {
     URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
   }
+}
+
+/// `supervisor:`: what of systemd's `Type=notify` behaviour the harness plays.
+public struct SupervisorSpec: Sendable, Equatable {
+  /// Give each launch a `NOTIFY_SOCKET` and record its messages as `notify` events.
+  public var notify: Bool
+  /// `TimeoutStartSec`: SIGTERM when `READY=1` has not come by then (nil: no limit).
+  public var startTimeout: Double?
+  /// `TimeoutStopSec`: SIGKILL to the group this long after a SIGTERM or SIGABRT.
+  public var stopTimeout: Double
+  /// `WatchdogSec`: `WATCHDOG_USEC` is set; SIGABRT when a keep-alive is this late after `READY=1`.
+  public var watchdog: Double?
 }
 
 /// One entry of `launches:`.
@@ -122,6 +136,8 @@ public struct Expectation: Sendable {
   public var noEvents: [EventPattern] = []
   public var backtraceContains: [String] = []
   public var handlerLatencyMicroseconds: Double?
+  /// Notify messages that must have been received, in order (`PREFIX*` matches a prefix).
+  public var notify: [String] = []
   public var state: StateExpectation?
 }
 

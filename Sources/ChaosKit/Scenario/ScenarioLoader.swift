@@ -7,8 +7,10 @@ import Yams
 public enum ScenarioLoader {
   /// Keys allowed at the top of a scenario (kept in step with `Scenarios/scenario.schema.json` by a test).
   public static let scenarioKeys = [
-    "name", "description", "timeout", "target", "app", "env", "swift_backtrace", "launches",
+    "name", "description", "timeout", "target", "app", "env", "swift_backtrace", "supervisor", "launches",
   ]
+  /// Keys allowed in `supervisor`.
+  public static let supervisorKeys = ["notify", "start_timeout", "stop_timeout", "watchdog"]
   /// Keys allowed in a launch.
   public static let launchKeys = [
     "failpoints", "app", "env", "repeat", "parallel", "timeout", "before", "send_signal", "expect",
@@ -16,7 +18,7 @@ public enum ScenarioLoader {
   /// Keys allowed in `expect`.
   public static let expectKeys = [
     "outcome", "signal", "exit_code", "count", "mode", "level", "relaunched", "events", "no_events",
-    "backtrace_contains", "handler_latency_us", "state",
+    "backtrace_contains", "handler_latency_us", "notify", "state",
   ]
   /// Keys allowed in `expect.state`.
   public static let stateKeys = [
@@ -75,7 +77,21 @@ public enum ScenarioLoader {
       swiftBacktrace: try top["swift_backtrace"].map { node throws(ScenarioError) in
         try reader.string(node, what: "swift_backtrace")
       } ?? "enable=no",
+      supervisor: try top["supervisor"].map { node throws(ScenarioError) in try supervisor(node, reader: reader) },
       launches: launches)
+  }
+
+  private static func supervisor(_ node: Node, reader: NodeReader) throws(ScenarioError) -> SupervisorSpec {
+    let map = try reader.mapping(node, keys: supervisorKeys, what: "supervisor")
+    let spec = SupervisorSpec(
+      notify: try map["notify"].map { node throws(ScenarioError) in try reader.bool(node, what: "notify") } ?? true,
+      startTimeout: try map["start_timeout"].map { node throws(ScenarioError) in try reader.duration(node) },
+      stopTimeout: try map["stop_timeout"].map { node throws(ScenarioError) in try reader.duration(node) } ?? 5,
+      watchdog: try map["watchdog"].map { node throws(ScenarioError) in try reader.duration(node) })
+    if !spec.notify && (spec.startTimeout != nil || spec.watchdog != nil) {
+      throw reader.error(node, "start_timeout and watchdog need notify: true (they wait for READY=1 and WATCHDOG=1)")
+    }
+    return spec
   }
 
   private static func launch(_ node: Node, reader: NodeReader) throws(ScenarioError) -> LaunchSpec {
@@ -182,6 +198,11 @@ public enum ScenarioLoader {
       expect.backtraceContains = try reader.sequence(node, what: "backtrace_contains").map {
         node throws(ScenarioError) in
         try reader.string(node, what: "backtrace_contains entry")
+      }
+    }
+    if let node = map["notify"] {
+      expect.notify = try reader.sequence(node, what: "notify").map { node throws(ScenarioError) in
+        try reader.string(node, what: "notify entry")
       }
     }
     if let node = map["handler_latency_us"] {

@@ -1,0 +1,128 @@
+import Foundation
+
+/// The harness playing systemd for one process (`supervisor:` in a scenario): it listens on a
+/// `NOTIFY_SOCKET`, records every message line as a `notify` event in the process's events
+/// file, and, as systemd does for `Type=notify`, sends SIGTERM when `READY=1` has not come
+/// within the start timeout (extended by `EXTEND_TIMEOUT_USEC`), SIGABRT when a `WATCHDOG=1`
+/// keep-alive is late, and SIGKILL to the group once the stop timeout passes after either.
+/// Each action is recorded as a `supervisor` event.
+final class SupervisorSession {
+  let spec: SupervisorSpec
+  /// `NOTIFY_SOCKET` for the target: an abstract socket, so no path length limit applies.
+  let address: String
+  private let fd: Int32
+  private let eventsPath: String
+  private(set) var pid: pid_t = 0
+  private var ready = false
+  private var startDeadline = UInt64.max
+  private var lastKeepAlive: UInt64 = 0
+  private var stopDeadline: UInt64?
+  private var reaped = false
+
+  struct Failure: Error, CustomStringConvertible {
+    var description: String
+  }
+
+  init(spec: SupervisorSpec, eventsPath: String) throws(Failure) {
+    self.spec = spec
+    self.eventsPath = eventsPath
+    let name = "chaos-notify-\(getpid())-\(UUID().uuidString.prefix(12))"
+    address = "@" + name
+    fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard fd >= 0 else { throw Failure(description: "supervisor: socket: \(String(cString: strerror(errno)))") }
+    var socketAddress = sockaddr_un()
+    socketAddress.sun_family = sa_family_t(AF_UNIX)
+    let bytes = [UInt8(0)] + Array(name.utf8)
+    withUnsafeMutableBytes(of: &socketAddress.sun_path) { $0.copyBytes(from: bytes) }
+    let length = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count)
+    let bound = withUnsafePointer(to: &socketAddress) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+    }
+    guard bound == 0 else {
+      close(fd)
+      throw Failure(description: "supervisor: bind \(address): \(String(cString: strerror(errno)))")
+    }
+  }
+
+  deinit { close(fd) }
+
+  /// The environment systemd would add.
+  var environment: [String: String] {
+    var environment = ["NOTIFY_SOCKET": address]
+    if let watchdog = spec.watchdog { environment["WATCHDOG_USEC"] = String(Int64(watchdog * 1e6)) }
+    return environment
+  }
+
+  /// The process started now.
+  func started(_ pid: pid_t) {
+    self.pid = pid
+    if let timeout = spec.startTimeout { startDeadline = MonotonicNanoseconds.now() + UInt64(timeout * 1e9) }
+  }
+
+  /// The process was reaped: read what it sent last, and never signal its pid again.
+  func finish() {
+    receive()
+    reaped = true
+  }
+
+  /// Reads pending messages and acts on the timers; called while the harness waits.
+  func tick() {
+    guard !reaped else { return }
+    receive()
+    let now = MonotonicNanoseconds.now()
+    if let stopDeadline {
+      if now > stopDeadline {
+        record(["event": "supervisor", "action": "SIGKILL", "reason": "stop-timeout"])
+        kill(-pid, SIGKILL)
+        self.stopDeadline = .max
+      }
+      return
+    }
+    if !ready, now > startDeadline {
+      stop(SIGTERM, reason: "start-timeout")
+    } else if ready, let watchdog = spec.watchdog, now > lastKeepAlive + UInt64(watchdog * 1e9) {
+      stop(SIGABRT, reason: "watchdog")
+    }
+  }
+
+  private func stop(_ signal: Int32, reason: String) {
+    record(["event": "supervisor", "action": Signals.name(signal), "reason": reason])
+    kill(pid, signal)
+    stopDeadline = MonotonicNanoseconds.now() + UInt64(spec.stopTimeout * 1e9)
+  }
+
+  private func receive() {
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while true {
+      let count = recv(fd, &buffer, buffer.count, 0)
+      guard count > 0 else { return }
+      let now = MonotonicNanoseconds.now()
+      for line in String(decoding: buffer[0..<count], as: UTF8.self).split(separator: "\n") {
+        record(["event": "notify", "message": String(line)])
+        if line == "READY=1" {
+          ready = true
+          lastKeepAlive = now
+        } else if line == "WATCHDOG=1" {
+          lastKeepAlive = now
+        } else if line.hasPrefix("EXTEND_TIMEOUT_USEC="), let micros = UInt64(line.dropFirst(20)), !ready {
+          startDeadline = max(startDeadline == .max ? 0 : startDeadline, now + micros * 1000)
+          if spec.startTimeout == nil { startDeadline = .max }
+        }
+      }
+    }
+  }
+
+  /// Appends one event line (O_APPEND, one write: lines never interleave with the target's).
+  private func record(_ fields: [String: String]) {
+    var object: [String: Any] = fields
+    object["pid"] = Int(pid)
+    object["t"] = MonotonicNanoseconds.now()
+    object["source"] = "supervisor"
+    guard var data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return }
+    data.append(0x0A)
+    let file = open(eventsPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+    guard file >= 0 else { return }
+    _ = data.withUnsafeBytes { write(file, $0.baseAddress, $0.count) }
+    close(file)
+  }
+}

@@ -1,0 +1,54 @@
+import Foundation
+
+/// systemd's notify protocol, spoken directly (no libsystemd): one datagram per message to the
+/// Unix socket named by `NOTIFY_SOCKET` (a path, or `@name` for the abstract namespace).
+/// Every call does nothing when `NOTIFY_SOCKET` is unset (not started by systemd, `Type=simple`).
+public enum SystemdNotify {
+  /// The socket address from `NOTIFY_SOCKET`, read once; nil when unset or unusable.
+  static let socketPath: String? = {
+    guard let value = getenv("NOTIFY_SOCKET").map({ String(cString: $0) }), !value.isEmpty else { return nil }
+    guard value.hasPrefix("/") || value.hasPrefix("@") else { return nil }
+    return value
+  }()
+
+  /// Whether `NOTIFY_SOCKET` is set.
+  public static var isAvailable: Bool { socketPath != nil }
+
+  /// The keep-alive interval systemd expects (`WATCHDOG_USEC`), when its watchdog is on for
+  /// this process (`WATCHDOG_PID` unset or ours). Send `WATCHDOG=1` at least twice per interval.
+  public static var watchdogInterval: Duration? {
+    guard let text = getenv("WATCHDOG_USEC").map({ String(cString: $0) }), let micros = Int64(text), micros > 0
+    else { return nil }
+    if let pid = getenv("WATCHDOG_PID").map({ String(cString: $0) }), Int32(pid) != getpid() { return nil }
+    return .microseconds(micros)
+  }
+
+  /// Sends `message` (newline-separated `KEY=value` lines) as one datagram. False when
+  /// `NOTIFY_SOCKET` is unset or the send failed.
+  @discardableResult
+  public static func send(_ message: String) -> Bool {
+    guard let path = socketPath else { return false }
+    return send(message, to: path)
+  }
+
+  /// Sends one datagram to `path` (a socket path, or `@name`: abstract).
+  static func send(_ message: String, to path: String) -> Bool {
+    let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard fd >= 0 else { return false }
+    defer { close(fd) }
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    var bytes = Array(path.utf8)
+    if bytes.first == UInt8(ascii: "@") { bytes[0] = 0 }  // abstract namespace
+    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
+    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+    let length = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count + (bytes.first == 0 ? 0 : 1))
+    let payload = Array(message.utf8)
+    let sent = withUnsafePointer(to: &address) { pointer in
+      pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+        payload.withUnsafeBytes { sendto(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL), address, length) }
+      }
+    }
+    return sent == payload.count
+  }
+}
