@@ -152,19 +152,7 @@ final class RunnerTests: XCTestCase {
   /// Ctrl-C while targets run: `chaos run` kills every child process group and reaps it.
   func testInterruptLeavesNoSurvivors() throws {
     let folder = TemporaryDirectory("interrupt")
-    try "name: hangs\ntimeout: 60s\nlaunches:\n  - failpoints: task.network=hang\n    parallel: 3\n    expect: {}\n"
-      .write(toFile: folder.file("hang.yaml"), atomically: true, encoding: .utf8)
-    let chaos = ChildProcess.spawn(
-      ChildProcess.product("chaos"),
-      arguments: ["run", folder.file("hang.yaml"), "--artifacts", folder.file("artifacts")],
-      environment: [:], stdout: folder.file("out.txt"), stderr: folder.file("err.txt"))
-    var children: [pid_t] = []
-    let deadline = Date().addingTimeInterval(20)
-    while children.count < 3 && Date() < deadline {
-      usleep(20_000)
-      children = Self.children(of: chaos)
-    }
-    XCTAssertEqual(children.count, 3, "three targets running")
+    let (chaos, children) = try Self.runThreeHangingLaunches(in: folder)
     kill(chaos, SIGINT)
     XCTAssertEqual(ChildProcess.wait(chaos, timeout: 20), .exited(130))
     for child in children {
@@ -179,19 +167,7 @@ final class RunnerTests: XCTestCase {
   /// launches hang: no handler runs in `chaos`, yet every target dies (PR_SET_PDEATHSIG).
   func testSIGKILLOfChaosLeavesNoTargetsRunning() throws {
     let folder = TemporaryDirectory("sigkill")
-    try "name: hangs\ntimeout: 60s\nlaunches:\n  - failpoints: task.network=hang\n    parallel: 3\n    expect: {}\n"
-      .write(toFile: folder.file("hang.yaml"), atomically: true, encoding: .utf8)
-    let chaos = ChildProcess.spawn(
-      ChildProcess.product("chaos"),
-      arguments: ["run", folder.file("hang.yaml"), "--artifacts", folder.file("artifacts")],
-      environment: [:], stdout: folder.file("out.txt"), stderr: folder.file("err.txt"))
-    var children: [pid_t] = []
-    let deadline = Date().addingTimeInterval(20)
-    while children.count < 3 && Date() < deadline {
-      usleep(20_000)
-      children = Self.children(of: chaos)
-    }
-    XCTAssertEqual(children.count, 3, "three targets running")
+    let (chaos, children) = try Self.runThreeHangingLaunches(in: folder)
     // Wait until each hangs in its task (past exec and set-up), then kill chaos outright.
     let hanging = Date().addingTimeInterval(20)
     while Date() < hanging {
@@ -217,6 +193,25 @@ final class RunnerTests: XCTestCase {
   static func isRunning(_ pid: pid_t) -> Bool {
     guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return false }
     return !status.contains("State:\tZ")
+  }
+
+  /// Starts `chaos run` on a scenario whose one launch runs three processes that hang; returns
+  /// once all three are its children (or after 20 s).
+  static func runThreeHangingLaunches(in folder: TemporaryDirectory) throws -> (chaos: pid_t, children: [pid_t]) {
+    try "name: hangs\ntimeout: 60s\nlaunches:\n  - failpoints: task.network=hang\n    parallel: 3\n    expect: {}\n"
+      .write(toFile: folder.file("hang.yaml"), atomically: true, encoding: .utf8)
+    let chaos = ChildProcess.spawn(
+      ChildProcess.product("chaos"),
+      arguments: ["run", folder.file("hang.yaml"), "--artifacts", folder.file("artifacts")],
+      environment: [:], stdout: folder.file("out.txt"), stderr: folder.file("err.txt"))
+    var children: [pid_t] = []
+    let deadline = Date().addingTimeInterval(20)
+    while children.count < 3 && Date() < deadline {
+      usleep(20_000)
+      children = Self.children(of: chaos)
+    }
+    XCTAssertEqual(children.count, 3, "three targets running")
+    return (chaos, children)
   }
 
   static func children(of parent: pid_t) -> [pid_t] {
