@@ -146,12 +146,14 @@ public final class LaunchOrganizer: Sendable {
     let identity = configuration.environment.current()
     var record = LaunchRecord(
       process: identity, launchID: launchID, phase: .launching, startedAt: Date().timeIntervalSince1970)
-    var consumedReports: [String] = []
+    var consumedFiles: [String] = []
     let (decision, problems) = store.update { state in
-      decide(state: &state, record: &record, policy: policy, consumedReports: &consumedReports)
+      decide(state: &state, record: &record, policy: policy, consumedFiles: &consumedFiles)
     }
     if !problems.contains(where: { if case .writeFailed = $0 { true } else { false } }) {
-      for path in consumedReports { unlink(path) }  // their cause is persisted now
+      // Crash reports and SIGTERM markers: what they said is persisted now. Not before: after a
+      // failed write the next launch must see them again (found by `chaos explore`).
+      for path in consumedFiles { unlink(path) }
     }
     CrashCapture.markLaunchFinished(false)
     var finalDecision = decision
@@ -187,7 +189,7 @@ public final class LaunchOrganizer: Sendable {
   /// The decision, made under the state lock. Only value work: no app code runs here
   /// except a custom policy closure.
   private func decide(
-    state: inout LaunchState, record: inout LaunchRecord, policy: ProtectionPolicy, consumedReports: inout [String]
+    state: inout LaunchState, record: inout LaunchRecord, policy: ProtectionPolicy, consumedFiles: inout [String]
   ) -> LaunchDecision {
     let environment = configuration.environment
     let previousCount = state.consecutiveCrashes
@@ -207,7 +209,7 @@ public final class LaunchOrganizer: Sendable {
         ignored.append((old, .terminated))
         state.lastUncountedExit = UncountedExit(
           reason: .terminated, pid: old.process.pid, decidedAt: Date().timeIntervalSince1970)
-        unlink(marker)
+        consumedFiles.append(marker)
       } else {
         counted.append(old)
       }
@@ -217,7 +219,7 @@ public final class LaunchOrganizer: Sendable {
     let reports = CrashReports.all(directory: store.directory)
     let previousCrash = reports.map(\.cause).max { $0.recordedAt < $1.recordedAt }
     if let previousCrash { state.lastCrashCause = previousCrash }
-    consumedReports = reports.map(\.path)
+    consumedFiles += reports.map(\.path)
     let previousAttempt = counted.isEmpty ? nil : state.attemptedProtectLevel
 
     var resetByNewBinary = false
@@ -251,13 +253,20 @@ public final class LaunchOrganizer: Sendable {
     case .normal, .relaunched, .protect: _ = configuration.failpoints.evaluate("launch.finished")
     case .idle, .finished: return
     }
-    let record: LaunchRecord? = inner.withLock { inner in
+    let (record, resolved): (LaunchRecord?, Set<String>) = inner.withLock { inner in
       switch inner.mode {
       case .normal, .relaunched, .protect:
         inner.mode = .finished
-        return inner.record
+        // The unfinished launches this launch's decision accounted for (counted, or ignored
+        // as rebooted or terminated) are resolved by its success, even if the write that
+        // recorded the decision failed.
+        let decision = inner.decision
+        let accounted =
+          (decision?.countedCrashes ?? [])
+          + (decision?.ignored ?? []).filter { $0.reason != .stillRunning }.map(\.record)
+        return (inner.record, Set(accounted.map(\.launchID)))
       case .idle, .finished:
-        return nil
+        return (nil, [])
       }
     }
     guard let record else { return }
@@ -268,7 +277,7 @@ public final class LaunchOrganizer: Sendable {
     let (_, problems) = store.update { state in
       state.consecutiveCrashes = 0
       state.attemptedProtectLevel = nil
-      state.launchesInProgress.removeAll { $0.launchID == record.launchID }
+      state.launchesInProgress.removeAll { $0.launchID == record.launchID || resolved.contains($0.launchID) }
     }
     for problem in problems { emit(.stateProblem(problem)) }
     if configuration.notifyReady { SystemdNotify.send("READY=1\nSTATUS=running") }

@@ -6,6 +6,9 @@ struct Chaos: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "chaos",
     abstract: "Fault-injection harness and chaos suite for launch-crash protection.",
-    subcommands: [RunCommand.self, ListCommand.self, ValidateCommand.self, SymbolizeCommand.self, BenchCommand.self],
+    subcommands: [
+      RunCommand.self, ListCommand.self, ValidateCommand.self, ExploreCommand.self, SymbolizeCommand.self,
+      BenchCommand.self,
+    ],
     defaultSubcommand: nil)
 }

@@ -48,6 +48,12 @@ public enum JSONValue: Codable, Sendable, Equatable, CustomStringConvertible {
     return nil
   }
 
+  /// Whether it is an object.
+  public var isObject: Bool {
+    if case .object = self { return true }
+    return false
+  }
+
   /// The elements, when it is an array.
   public var array: [JSONValue]? {
     if case .array(let value) = self { return value }

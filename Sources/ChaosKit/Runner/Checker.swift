@@ -106,7 +106,8 @@ enum Checker {
     // Read only when a scenario asks about the state, after the process is gone.
     let state: LaunchState?
     do {
-      state = try StateStore(directory: seen.stateDirectory).read()
+      // No file is a first launch (the contract): count 0, nothing in progress.
+      state = try StateStore(directory: seen.stateDirectory).read() ?? LaunchState()
     } catch {
       return ["expected a readable state, saw \(error.description)"]
     }

@@ -21,20 +21,9 @@ enum Setup {
         throw ScenarioError(path: path, line: 0, column: 0, message: "cannot write the file for write_file")
       }
     case .editBootID(let bootID):
-      guard let data = FileManager.default.contents(atPath: statePath),
-        var object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
-        let launches = object["launchesInProgress"] as? [[String: Any]]
-      else { throw fail("edit_boot_id needs a state file with launchesInProgress (did an earlier launch run?)") }
-      object["launchesInProgress"] = launches.map { launch -> [String: Any] in
-        var launch = launch
-        var process = launch["process"] as? [String: Any] ?? [:]
-        process["bootID"] = bootID
-        launch["process"] = process
-        return launch
-      }
-      guard let edited = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]),
-        FileManager.default.createFile(atPath: statePath, contents: edited)
-      else { throw fail("cannot rewrite the state file for edit_boot_id") }
+      try editLaunches(statePath, what: "edit_boot_id") { process in process["bootID"] = bootID }
+    case .reusePid:
+      try editLaunches(statePath, what: "reuse_pid") { process in process["pid"] = Int(getpid()) }
     case .unwritableStateDirectory:
       try? FileManager.default.removeItem(atPath: stateDirectory)
       guard FileManager.default.createFile(atPath: stateDirectory, contents: Data("not a directory\n".utf8)) else {
@@ -43,5 +32,28 @@ enum Setup {
     case .newBinary:
       break  // handled by the runner, which owns the target path
     }
+  }
+
+  /// Rewrites the `process` of every unfinished launch in the state file.
+  private static func editLaunches(_ statePath: String, what: String, _ edit: (inout [String: Any]) -> Void)
+    throws(ScenarioError)
+  {
+    func fail(_ message: String) -> ScenarioError {
+      ScenarioError(path: statePath, line: 0, column: 0, message: message)
+    }
+    guard let data = FileManager.default.contents(atPath: statePath),
+      var object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
+      let launches = object["launchesInProgress"] as? [[String: Any]]
+    else { throw fail("\(what) needs a state file with launchesInProgress (did an earlier launch run?)") }
+    object["launchesInProgress"] = launches.map { launch -> [String: Any] in
+      var launch = launch
+      var process = launch["process"] as? [String: Any] ?? [:]
+      edit(&process)
+      launch["process"] = process
+      return launch
+    }
+    guard let edited = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]),
+      FileManager.default.createFile(atPath: statePath, contents: edited)
+    else { throw fail("cannot rewrite the state file for \(what)") }
   }
 }

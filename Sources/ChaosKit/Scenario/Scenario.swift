@@ -85,6 +85,9 @@ public enum SetupAction: Sendable, Equatable {
   case editBootID(String)
   /// Make the state directory unwritable (it is replaced by a plain file).
   case unwritableStateDirectory
+  /// Give the unfinished launches in the state the pid of a live process (the harness) with
+  /// their old start time: a dead launch whose pid was reused must still count.
+  case reusePid
   /// Run a fresh copy of the target binary from now on (a new build: new inode and mtime).
   case newBinary
 }

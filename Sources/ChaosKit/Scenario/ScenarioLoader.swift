@@ -25,7 +25,9 @@ public enum ScenarioLoader {
     "count", "launches_in_progress", "attempted_level", "last_crash_type", "last_uncounted_exit", "moved_aside",
   ]
   /// Keys allowed in an entry of `before`.
-  public static let setupKeys = ["write_state", "write_file", "edit_boot_id", "unwritable_state_dir", "new_binary"]
+  public static let setupKeys = [
+    "write_state", "write_file", "edit_boot_id", "reuse_pid", "unwritable_state_dir", "new_binary",
+  ]
   /// Keys allowed in `write_file`.
   public static let writeFileKeys = ["path", "text"]
   /// Keys allowed in `send_signal`.
@@ -158,6 +160,9 @@ public enum ScenarioLoader {
       }
       return .writeFile(path: relative, text: try reader.string(textNode, what: "text"))
     case "edit_boot_id": return .editBootID(try reader.string(value, what: "edit_boot_id"))
+    case "reuse_pid":
+      guard try reader.bool(value, what: key) else { throw reader.error(value, "'\(key)' can only be true") }
+      return .reusePid
     case "unwritable_state_dir":
       guard try reader.bool(value, what: key) else { throw reader.error(value, "'\(key)' can only be true") }
       return .unwritableStateDirectory

@@ -1,0 +1,269 @@
+import Foundation
+import Synchronization
+
+/// `chaos explore`: generates crash loops, predicts each launch with `ContractModel`, runs them
+/// as scenarios against the real target, and shrinks the first divergence to a minimal scenario.
+public struct Explorer: Sendable {
+  /// How to explore.
+  public struct Options: Sendable {
+    /// The target program.
+    public var target: String
+    /// `CHAOS_APP` fields merged over each generated configuration.
+    public var app: JSONValue?
+    /// The run's seed; sequence i uses (seed, i).
+    public var seed: UInt64 = 1
+    /// Stop after this many seconds (checked between sequences).
+    public var seconds: Double?
+    /// Stop after this many sequences.
+    public var sequences: Int?
+    /// Sequences run at once.
+    public var jobs = max(1, ProcessInfo.processInfo.activeProcessorCount)
+    /// Where the shrunk failing scenario is written.
+    public var outDirectory = "chaos-explore"
+    /// Scratch space for runs (removed as they pass).
+    public var artifactsDirectory = NSTemporaryDirectory() + "chaos-explore-\(getpid())"
+
+    /// Options for a target.
+    public init(target: String) { self.target = target }
+  }
+
+  /// What exploration found and reached.
+  public struct Report: Codable, Sendable {
+    public var seed: UInt64
+    public var sequences = 0
+    public var launches = 0
+    public var seconds = 0.0
+    /// failpoint → fault kind → times it fired.
+    public var coverage: [String: [String: Int]] = [:]
+    public var protectLaunches = 0
+    public var levelsReached: Set<Int> = []
+    public var levelsConfigured: Set<Int> = []
+    public var declaredFailpoints: [String] = []
+    public var failure: Failure?
+
+    /// The divergence, shrunk.
+    public struct Failure: Codable, Sendable {
+      public var sequenceSeed: UInt64
+      public var originalLaunches: Int
+      public var shrunkLaunches: Int
+      public var firstDifference: String
+      public var secondsToFind: Double
+      public var secondsToShrink: Double
+      public var path: String
+      public var confirmed: Bool
+    }
+  }
+
+  /// Progress after each sequence: (sequences, launches, seconds, divergences).
+  public typealias Progress = @Sendable (Int, Int, Double, Int) -> Void
+
+  public var options: Options
+
+  /// Creates an explorer.
+  public init(options: Options) { self.options = options }
+
+  /// Explores until the budget is spent or a divergence is found (then shrinks it).
+  /// Throws when the target cannot list its failpoints.
+  public func run(progress: Progress = { _, _, _, _ in }) throws(ScenarioError) -> Report {
+    let appText = ScenarioRunner.appJSON(options.app, nil)
+    guard let listing = TargetFailpoints.list(target: options.target, app: appText) else {
+      throw ScenarioError(
+        path: options.target, line: 0, column: 0,
+        message: "the target does not list its failpoints (CHAOS_LIST_FAILPOINTS=1, see Docs/Protocol.md)")
+    }
+    let generator = SequenceGenerator(declared: listing.failpoints)
+    var runOptions = RunOptions()
+    runOptions.artifactsDirectory = options.artifactsDirectory
+    runOptions.jobs = 1
+    let runner = ScenarioRunner(options: runOptions)
+    let started = Date()
+    let state = Mutex(Report(seed: options.seed))
+    state.withLock { $0.declaredFailpoints = generator.points }
+    let next = Mutex(0)
+    let found = Mutex<(ExplorationSequence, ScenarioResult, Double)?>(nil)
+    let budgetSeconds = options.seconds
+    let budgetSequences = options.sequences
+    DispatchQueue.concurrentPerform(iterations: max(1, options.jobs)) { _ in
+      while found.withLock({ $0 == nil }) && !ChildRegistry.shared.isCancelled {
+        let elapsed = Date().timeIntervalSince(started)
+        if let budgetSeconds, elapsed >= budgetSeconds { return }
+        let index = next.withLock { value -> Int in
+          defer { value += 1 }
+          return value
+        }
+        if let budgetSequences, index >= budgetSequences { return }
+        let sequence = generator.sequence(seed: options.seed, index: index)
+        let result = runner.run(scenario(sequence, name: "s\(index)"))
+        let predictions = sequence.predictions
+        let snapshot = state.withLock { report -> Report in
+          report.sequences += 1
+          report.launches += result.processes.count
+          for prediction in predictions.prefix(result.processes.count) {
+            if prediction.mode == "protect" { report.protectLaunches += 1 }
+            if let level = prediction.level { report.levelsReached.insert(level) }
+          }
+          report.levelsConfigured.formUnion(1...max(1, sequence.app.levels.count))
+          for (step, prediction) in zip(sequence.steps, predictions).prefix(result.processes.count) {
+            guard let point = prediction.fired else { continue }
+            let kind: String
+            switch step.action {
+            case .fault(_, let fault): kind = fault.rawValue
+            case .sigterm: kind = "sigterm"
+            default: continue
+            }
+            report.coverage[point, default: [:]][kind, default: 0] += 1
+          }
+          return report
+        }
+        if !result.passed {
+          found.withLock { if $0 == nil { $0 = (sequence, result, Date().timeIntervalSince(started)) } }
+        }
+        progress(
+          snapshot.sequences, snapshot.launches, Date().timeIntervalSince(started),
+          found.withLock { $0 == nil ? 0 : 1 })
+      }
+    }
+    var report = state.withLock { $0 }
+    report.seconds = Date().timeIntervalSince(started)
+    if let (sequence, result, secondsToFind) = found.withLock({ $0 }) {
+      report.failure = shrinkAndWrite(sequence, result, runner: runner, secondsToFind: secondsToFind)
+    }
+    try? FileManager.default.removeItem(atPath: options.artifactsDirectory)
+    return report
+  }
+
+  func scenario(_ sequence: ExplorationSequence, name: String) -> Scenario {
+    sequence.scenario(target: options.target, baseApp: options.app, path: "explore/\(name).yaml")
+  }
+
+  /// The first failure message of a run, without the artifact lines.
+  static func firstDifference(_ result: ScenarioResult) -> String {
+    let message = result.messages.first ?? result.status
+    return message.split(separator: "\n").first.map(String.init) ?? message
+  }
+
+  private func shrinkAndWrite(
+    _ original: ExplorationSequence, _ result: ScenarioResult, runner: ScenarioRunner, secondsToFind: Double
+  ) -> Report.Failure {
+    let started = Date()
+    var attempt = 0
+    func fails(_ candidate: ExplorationSequence) -> Bool {
+      attempt += 1
+      return !runner.run(self.scenario(candidate, name: "shrink-\(attempt)")).passed
+    }
+    let shrunk = Shrinker.shrink(original, budget: 300, fails: fails)
+    // Confirm: the written file, loaded back, fails when run like any scenario.
+    try? FileManager.default.createDirectory(atPath: options.outDirectory, withIntermediateDirectories: true)
+    let path = options.outDirectory + "/explore-seed-\(original.seed).yaml"
+    let confirmation = runner.run(self.scenario(shrunk, name: "confirm"))
+    let difference = Self.firstDifference(confirmation.passed ? result : confirmation)
+    let comments = [
+      "Found by: chaos explore --seed \(options.seed) (sequence seed \(original.seed))",
+      "Shrunk from \(original.steps.count) launches to \(shrunk.steps.count).",
+      "What differed: " + difference.replacingOccurrences(of: "\n", with: " "),
+      "The expectations are what the protection contract predicts; `chaos run` on this file fails until the bug is fixed.",
+    ]
+    var scenario = self.scenario(shrunk, name: "explore-seed-\(original.seed)")
+    scenario.name = "explore: seed \(original.seed), \(shrunk.steps.count) launches"
+    scenario.description = "a crash loop generated by chaos explore where the target and the contract model disagree"
+    let text = ScenarioWriter.yaml(scenario, comments: comments)
+    try? text.write(toFile: path, atomically: true, encoding: .utf8)
+    var confirmed = false
+    if let loaded = try? ScenarioLoader.load(path: path) { confirmed = !runner.run(loaded).passed }
+    return Report.Failure(
+      sequenceSeed: original.seed, originalLaunches: original.steps.count, shrunkLaunches: shrunk.steps.count,
+      firstDifference: difference, secondsToFind: secondsToFind, secondsToShrink: Date().timeIntervalSince(started),
+      path: path, confirmed: confirmed)
+  }
+}
+
+/// Makes a failing sequence as small as it can while it still fails: drop launches, then
+/// simplify each (no state edit, a plain segv, a plain task), then the configuration (lower
+/// threshold, fewer levels, protect-finish on).
+enum Shrinker {
+  static func shrink(
+    _ sequence: ExplorationSequence, budget: Int, fails: (ExplorationSequence) -> Bool
+  ) -> ExplorationSequence {
+    var current = sequence
+    var tries = 0
+    func attempt(_ candidate: ExplorationSequence) -> Bool {
+      guard candidate != current, tries < budget else { return false }
+      tries += 1
+      if fails(candidate) {
+        current = candidate
+        return true
+      }
+      return false
+    }
+    var changed = true
+    while changed && tries < budget {
+      changed = false
+      // Drop launches, the latest first (later launches rarely explain earlier ones).
+      var index = current.steps.count - 1
+      while index >= 0 && current.steps.count > 1 {
+        var candidate = current
+        candidate.steps.remove(at: index)
+        if attempt(candidate) { changed = true }
+        index = min(index - 1, current.steps.count - 1)
+      }
+      for index in current.steps.indices {
+        for simpler in simplifications(of: current.steps[index]) {
+          var candidate = current
+          candidate.steps[index] = simpler
+          if attempt(candidate) {
+            changed = true
+            break
+          }
+        }
+      }
+      for app in simplifications(of: current.app) {
+        var candidate = current
+        candidate.app = app
+        if attempt(candidate) { changed = true }
+      }
+    }
+    return current
+  }
+
+  static func simplifications(of step: ExplorationStep) -> [ExplorationStep] {
+    var result: [ExplorationStep] = []
+    if step.edit != nil { result.append(ExplorationStep(edit: nil, action: step.action)) }
+    switch step.action {
+    case .fault(let point, let kind):
+      if kind != .segv && kind != .kill {
+        result.append(ExplorationStep(edit: step.edit, action: .fault(point: point, kind: .segv)))
+      }
+      result.append(ExplorationStep(edit: step.edit, action: .clean))
+    case .sigterm, .storageError:
+      result.append(ExplorationStep(edit: step.edit, action: .clean))
+    case .clean:
+      break
+    }
+    return result
+  }
+
+  static func simplifications(of app: ExplorationApp) -> [ExplorationApp] {
+    var result: [ExplorationApp] = []
+    if !app.protectFinishes {
+      var candidate = app
+      candidate.protectFinishes = true
+      result.append(candidate)
+    }
+    if app.levels.count > 1 {
+      var candidate = app
+      candidate.levels.removeLast()
+      result.append(candidate)
+    } else if !app.levels.isEmpty {
+      var candidate = app
+      candidate.threshold = app.levels[0].at
+      candidate.levels = []
+      result.append(candidate)
+    }
+    if app.levels.isEmpty && app.threshold > 1 {
+      var candidate = app
+      candidate.threshold -= 1
+      result.append(candidate)
+    }
+    return result
+  }
+}

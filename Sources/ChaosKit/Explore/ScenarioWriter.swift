@@ -1,0 +1,72 @@
+import Foundation
+
+/// A scenario in the standard YAML format (what `chaos explore` writes for the user to commit).
+/// Only what generated scenarios use is written; the loader reads it back unchanged.
+enum ScenarioWriter {
+  static func yaml(_ scenario: Scenario, comments: [String]) -> String {
+    var lines = comments.map { "# " + $0 }
+    lines.append("name: \(quoted(scenario.name))")
+    if let description = scenario.description { lines.append("description: \(quoted(description))") }
+    lines.append("target: \(quoted(scenario.target))")
+    lines.append("timeout: \(seconds(scenario.timeoutSeconds))")
+    if let app = scenario.app { lines.append("app: \(json(app))") }
+    lines.append("launches:")
+    for spec in scenario.launches {
+      var first = true
+      func add(_ text: String) {
+        lines.append((first ? "  - " : "    ") + text)
+        first = false
+      }
+      if !spec.failpoints.isEmpty { add("failpoints: \(quoted(spec.failpoints))") }
+      if let timeout = spec.timeoutSeconds { add("timeout: \(seconds(timeout))") }
+      if !spec.before.isEmpty { add("before: [\(spec.before.map(setup).joined(separator: ", "))]") }
+      if let delivery = spec.sendSignal {
+        add("send_signal: { signal: \(Signals.name(delivery.signal)), after_event: \(quoted(delivery.afterEvent)) }")
+      }
+      add("expect: { \(expectation(spec.expect)) }")
+    }
+    return lines.joined(separator: "\n") + "\n"
+  }
+
+  private static func expectation(_ expect: Expectation) -> String {
+    var fields: [String] = []
+    if let outcome = expect.outcome { fields.append("outcome: \(outcome.rawValue)") }
+    if let signal = expect.signal { fields.append("signal: \(Signals.name(signal))") }
+    if let code = expect.exitCode { fields.append("exit_code: \(code)") }
+    if let count = expect.count { fields.append("count: \(count)") }
+    if let mode = expect.mode { fields.append("mode: \(mode)") }
+    if let level = expect.level { fields.append("level: \(level)") }
+    if let relaunched = expect.relaunched { fields.append("relaunched: \(relaunched)") }
+    if let state = expect.state {
+      var stateFields: [String] = []
+      if let count = state.count { stateFields.append("count: \(count)") }
+      if let level = state.attemptedLevel { stateFields.append("attempted_level: \(level)") }
+      fields.append("state: { \(stateFields.joined(separator: ", ")) }")
+    }
+    return fields.joined(separator: ", ")
+  }
+
+  private static func setup(_ action: SetupAction) -> String {
+    switch action {
+    case .writeState(let text): "{ write_state: \(quoted(text)) }"
+    case .writeFile(let path, let text): "{ write_file: { path: \(quoted(path)), text: \(quoted(text)) } }"
+    case .editBootID(let id): "{ edit_boot_id: \(quoted(id)) }"
+    case .reusePid: "{ reuse_pid: true }"
+    case .unwritableStateDirectory: "{ unwritable_state_dir: true }"
+    case .newBinary: "{ new_binary: true }"
+    }
+  }
+
+  /// A YAML double-quoted scalar (JSON string escaping is valid YAML).
+  static func quoted(_ text: String) -> String { json(.string(text)) }
+
+  static func json(_ value: JSONValue) -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
+  }
+
+  private static func seconds(_ value: Double) -> String {
+    value == value.rounded() ? "\(Int(value))s" : "\(Int((value * 1000).rounded()))ms"
+  }
+}

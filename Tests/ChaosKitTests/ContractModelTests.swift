@@ -1,0 +1,115 @@
+import ChaosKit
+import Foundation
+import XCTest
+
+/// The contract model, rule by rule: each test quotes the README's "What counts" row or the
+/// protection contract it makes executable.
+final class ContractModelTests: XCTestCase {
+  let threshold2 = ExplorationApp(threshold: 2, levels: [], protectFinishes: true, lifeActions: ["serve"])
+  let escalating = ExplorationApp(
+    threshold: 1, levels: [("clear-caches", 1), ("reset-config", 2)], protectFinishes: true, lifeActions: ["serve"])
+
+  func run(_ steps: [ExplorationStep], _ app: ExplorationApp) -> [Prediction] {
+    var model = ContractModel()
+    return steps.map { model.step($0, app: app) }
+  }
+
+  func fault(_ point: String, _ kind: FaultKind, edit: StateEdit? = nil) -> ExplorationStep {
+    ExplorationStep(edit: edit, action: .fault(point: point, kind: kind))
+  }
+
+  let clean = ExplorationStep(edit: nil, action: .clean)
+
+  /// "crash (any signal), SIGKILL, OOM kill, watchdog kill before launchingFinished(): yes, once"
+  func testEveryDeathBeforeFinishingCountsOnce() {
+    for kind in [FaultKind.segv, .kill, .hang, .fatal, .stackoverflow, .threadSegv] {
+      let predictions = run([fault("task.network", kind), clean], threshold2)
+      XCTAssertEqual(predictions.map(\.count), [0, 1], "\(kind)")
+    }
+    XCTAssertEqual(run([fault("task.network", .hang)], threshold2)[0].outcome, .timeout)
+    XCTAssertEqual(run([fault("task.network", .kill)], threshold2)[0].outcome, .killed)
+  }
+
+  /// "exit(n) with n ≠ 0 before launchingFinished(): yes"; "exit(0): no"
+  func testExitCodes() {
+    XCTAssertEqual(run([fault("task.ui", .exitNonzero), clean], threshold2).map(\.count), [0, 1])
+    XCTAssertEqual(run([fault("task.ui", .exitZero), clean], threshold2).map(\.count), [0, 0])
+    XCTAssertEqual(run([fault("task.ui", .exitZero)], threshold2)[0].exitCode, 0)
+  }
+
+  /// "SIGTERM before launchingFinished() (clean shutdown): no"
+  func testSigtermIsNotCounted() {
+    let predictions = run(
+      [ExplorationStep(edit: nil, action: .sigterm(point: "task.ui")), clean], threshold2)
+    XCTAssertEqual(predictions[0].signal, SIGTERM)
+    XCTAssertEqual(predictions[1].count, 0)
+  }
+
+  /// "the machine rebooted since the unfinished launch: no"; "a new executable: count reset to 0"
+  func testRebootAndNewBinary() {
+    XCTAssertEqual(
+      run([fault("task.ui", .segv), ExplorationStep(edit: .reboot, action: .clean)], threshold2)[1].count, 0)
+    XCTAssertEqual(
+      run(
+        [fault("task.ui", .segv), fault("task.ui", .segv), ExplorationStep(edit: .newBinary, action: .clean)],
+        threshold2
+      )
+      .map(\.count), [0, 1, 0])
+    XCTAssertEqual(
+      run([fault("task.ui", .segv), ExplorationStep(edit: .reusedPid, action: .clean)], threshold2)[1].count, 1,
+      "a dead launch whose pid was reused still counts")
+  }
+
+  /// "a crash after launchingFinished(): recorded, never counted"
+  func testCrashAfterLaunchIsNotCounted() {
+    let predictions = run([fault("life.serve", .segv), clean], threshold2)
+    XCTAssertEqual(predictions[0].outcome, .crash)
+    XCTAssertEqual(predictions[0].stateCount, 0)
+    XCTAssertEqual(predictions[1].count, 0)
+  }
+
+  /// "finishLaunching: shouldProtect(count) true → protect mode"; "protectFinished() → run the
+  /// held launch in-process"; "launchingFinished() → count 0"
+  func testProtectModeAtTheThresholdThenRelaunchResets() {
+    let predictions = run([fault("task.ui", .segv), fault("task.ui", .segv), clean, clean], threshold2)
+    XCTAssertEqual(predictions.map(\.mode), ["normal", "normal", "protect", "normal"])
+    XCTAssertEqual(predictions[2].relaunched, true)
+    XCTAssertEqual(predictions.map(\.stateCount), [0, 1, 0, 0])
+  }
+
+  /// "record 'attempting protect level N' before running it so a crash inside the repair
+  /// escalates"; "a crash in protect mode or after protectFinished(): yes, and escalates"
+  func testCrashInRepairOrRelaunchEscalates() {
+    let inRepair = run([fault("task.ui", .segv), fault("protect.begin", .abort), clean], escalating)
+    XCTAssertEqual(inRepair.map(\.level), [nil, 1, 2])
+    XCTAssertEqual(inRepair[1].attemptedLevel, 1)
+    let inRelaunch = run([fault("task.ui", .segv), fault("task.ui", .segv), clean], escalating)
+    XCTAssertEqual(inRelaunch.map(\.level), [nil, 1, 2])
+    XCTAssertEqual(inRelaunch[1].relaunched, true)
+  }
+
+  /// A repair that never calls protectFinished(): the launch stays held, the process exits 0
+  /// before finishing — not counted, and the count stays where it was.
+  func testHeldLaunchExitsCleanly() {
+    var app = threshold2
+    app.protectFinishes = false
+    let predictions = run([fault("task.ui", .segv), fault("task.ui", .segv), clean, clean], app)
+    XCTAssertEqual(predictions[2].outcome, .exit)
+    XCTAssertEqual(predictions[2].relaunched, false)
+    XCTAssertEqual(predictions.map(\.count), [0, 1, 2, 2])
+  }
+
+  /// "A corrupt, truncated… file is moved aside… and the launch proceeds from count 0"
+  func testCorruptStateStartsOver() {
+    XCTAssertEqual(
+      run([fault("task.ui", .segv), ExplorationStep(edit: .corruptState, action: .clean)], threshold2)[1].count, 0)
+  }
+
+  /// The generator is reproducible per (seed, index) and aims only at declared failpoints.
+  func testGeneratorIsSeeded() throws {
+    let generator = SequenceGenerator(declared: ["task.ui", "protect.begin", "life.*", "store.write"])
+    XCTAssertEqual(generator.points, ["life.serve", "protect.begin", "task.ui"])
+    XCTAssertEqual(generator.sequence(seed: 7, index: 3), generator.sequence(seed: 7, index: 3))
+    XCTAssertNotEqual(generator.sequence(seed: 7, index: 3), generator.sequence(seed: 7, index: 4))
+  }
+}
