@@ -13,6 +13,8 @@ public struct BenchReport: Codable, Sendable {
   public var install: CrashCaptureInstallCost?
   public var scheduler: [String: JSONValue]?
   public var failpoints: [String: JSONValue]?
+  /// `chaos explore` launches per second at jobs 1 and 2.
+  public var explore: [ExploreThroughputBenchmark.Row]?
   /// An inert ChaosProbe (not under chaos): `declare` + `attach` × 2, first in a fresh process.
   public var inertProbe: InertProbeCost?
 
@@ -91,6 +93,21 @@ public enum BenchTables {
       lines.append(
         pad(row.scenario, 10, left: true) + pad(String(row.jobs), 12) + pad(format(row.harnessLaunchesPerSecond), 12)
           + pad(format(row.directLaunchesPerSecond), 12) + pad(String(format: "%.2f×", row.overhead), 12))
+    }
+    return lines.joined(separator: "\n")
+  }
+
+  /// Exploration throughput.
+  public static func explore(_ rows: [ExploreThroughputBenchmark.Row]) -> String {
+    var lines = ["", "chaos explore throughput (seed 1; compare chaos run above)"]
+    lines.append(["jobs", "sequences", "launches", "seconds", "launches/s", "hangs"].map { pad($0, 14) }.joined())
+    for row in rows {
+      lines.append(
+        [
+          String(row.jobs), String(row.sequences), String(row.launches), format(row.seconds),
+          format(row.launchesPerSecond),
+          String(row.hangLaunches),
+        ].map { pad($0, 14) }.joined())
     }
     return lines.joined(separator: "\n")
   }

@@ -18,7 +18,7 @@ struct BenchCommand: ParsableCommand {
       process each time; fatal and abort again without prefaulted unwind tables), reap (fault → \
       waitpid in the parent for our handler, the Swift runtime backtracer, no handler and a glibc \
       backtrace() handler, interleaved), throughput (launches/s through the harness beside direct \
-      spawn+reap), protection (finishLaunching and launchingFinished with their durable writes; \
+      spawn+reap), explore (chaos explore launches/s at jobs 1 and 2), protection (finishLaunching and launchingFinished with their durable writes; \
       crash capture's install with and without prefaulted unwind tables), scheduler (LaunchTasks \
       overhead per task), failpoints (cost of an unconfigured failpoint), probe (an inert \
       ChaosProbe's cost on launch: declare + attach when CHAOS_EVENTS is unset).
@@ -33,11 +33,15 @@ struct BenchCommand: ParsableCommand {
   @Option(help: "Launches per throughput measurement.")
   var launches = 100
 
+  @Option(help: "Sequences per jobs setting in the explore section.")
+  var exploreSequences = 40
+
   @Option(help: "Iterations of the protection-cost section.")
   var protectionIterations = 1000
 
   @Option(
-    help: "Comma-separated sections to run (handler, reap, throughput, protection, scheduler, failpoints, probe).")
+    help:
+      "Comma-separated sections to run (handler, reap, throughput, explore, protection, scheduler, failpoints, probe).")
   var only: String?
 
   @Option(help: "Scratch directory (a real file system: fsync is measured).")
@@ -51,7 +55,8 @@ struct BenchCommand: ParsableCommand {
 
   func run() throws {
     let sections = Set(
-      (only ?? "handler,reap,throughput,protection,scheduler,failpoints,probe").split(separator: ",").map(String.init))
+      (only ?? "handler,reap,throughput,explore,protection,scheduler,failpoints,probe").split(separator: ",").map(
+        String.init))
     guard let target = Selection.referenceTarget() else {
       throw ValidationError("chaos-target is not next to chaos; build it: swift build -c release --product chaos")
     }
@@ -80,6 +85,11 @@ struct BenchCommand: ParsableCommand {
       report.throughput = try ThroughputBenchmark(target: target, launches: launches, workDirectory: work).run(
         progress: say)
       print(BenchTables.throughput(report.throughput!))
+    }
+    if sections.contains("explore") {
+      report.explore = try ExploreThroughputBenchmark(target: target, sequences: exploreSequences, workDirectory: work)
+        .run(progress: say)
+      print(BenchTables.explore(report.explore!))
     }
     if sections.contains("protection") {
       say("protection cost")

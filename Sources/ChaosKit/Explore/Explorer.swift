@@ -136,10 +136,26 @@ public struct Explorer: Sendable {
     sequence.scenario(target: options.target, baseApp: options.app, path: "explore/\(name).yaml")
   }
 
-  /// The first failure message of a run, without the artifact lines.
+  /// The first failure message of a run: `launch N: expected …, saw …` (no scratch path, pid
+  /// or artifact lines, which differ from run to run).
   static func firstDifference(_ result: ScenarioResult) -> String {
     let message = result.messages.first ?? result.status
-    return message.split(separator: "\n").first.map(String.init) ?? message
+    let line = message.split(separator: "\n").first.map(String.init) ?? message
+    guard let launch = line.range(of: ": launch ") else { return line }
+    var text = "launch " + line[launch.upperBound...]
+    if let open = text.range(of: " ("), let close = text.range(of: "): ", range: open.upperBound..<text.endIndex) {
+      text.replaceSubrange(open.lowerBound..<close.upperBound, with: ": ")
+    }
+    return text
+  }
+
+  /// What a failure is about (`count`, `outcome`, `state.attempted_level`…): shrinking keeps
+  /// only candidates that fail the same way, not with another bug or a scenario error.
+  static func failureKind(_ result: ScenarioResult) -> String? {
+    guard result.status == "failed", let message = result.messages.first,
+      let expected = message.range(of: "expected ")
+    else { return nil }
+    return String(message[expected.upperBound...].prefix { $0 != " " })
   }
 
   private func shrinkAndWrite(
@@ -147,9 +163,11 @@ public struct Explorer: Sendable {
   ) -> Report.Failure {
     let started = Date()
     var attempt = 0
+    let kind = Self.failureKind(result)
     func fails(_ candidate: ExplorationSequence) -> Bool {
       attempt += 1
-      return !runner.run(self.scenario(candidate, name: "shrink-\(attempt)")).passed
+      let run = runner.run(self.scenario(candidate, name: "shrink-\(attempt)"))
+      return kind != nil && Self.failureKind(run) == kind
     }
     let shrunk = Shrinker.shrink(original, budget: 300, fails: fails)
     // Confirm: the written file, loaded back, fails when run like any scenario.
