@@ -133,16 +133,20 @@ static void pass_on(int signo, const siginfo_t *info) {
   if (info->si_code <= 0 || signo == SIGTRAP) raise(signo);
 }
 
-/// Walks the stack and formats the record, then writes it, unless `dry_run` (benchmarks: the
-/// context then comes from getcontext, not from a signal frame).
-static void record_crash(int signo, const siginfo_t *info, void *context, uint64_t entered, pid_t thread_id, int dry_run,
-                         const char *event) {
+/// What a walk is for: a crash (the `crash` event and the report file), a requested thread
+/// dump (a `thread_dump` event only), or a benchmark's dry run (the context comes from
+/// getcontext, not a signal frame, and nothing is written).
+typedef enum { RECORD_CRASH, RECORD_THREAD_DUMP, RECORD_DRY_RUN } record_kind;
+
+/// Walks the stack and formats the record, then writes it as `kind` says.
+static void record_crash(int signo, const siginfo_t *info, void *context, uint64_t entered, pid_t thread_id,
+                         record_kind kind) {
   // Keep the first frames and the last `tail_keep` (the thread's bottom: who started the work).
   size_t tail_keep = (size_t)max_frames / 4 < LCC_TAIL_FRAMES ? (size_t)max_frames / 4 : LCC_TAIL_FRAMES;
   size_t head_capacity = (size_t)max_frames - tail_keep;
   size_t total = 0;
   unw_cursor_t cursor;
-  int flags = dry_run ? 0 : UNW_INIT_SIGNAL_FRAME;
+  int flags = kind == RECORD_DRY_RUN ? 0 : UNW_INIT_SIGNAL_FRAME;
   if (unwinder_loaded && unwinder.init_local2(&cursor, (unw_context_t *)context, flags) == 0) {
     do {
       unw_word_t ip = 0;
@@ -166,9 +170,7 @@ static void record_crash(int signo, const siginfo_t *info, void *context, uint64
 
   lcc_buffer *out = &record;
   lcc_buffer_reset(out);
-  lcc_buffer_string(out, "{\"event\":\"");
-  lcc_buffer_string(out, event);
-  lcc_buffer_string(out, "\",\"pid\":");
+  lcc_buffer_string(out, kind == RECORD_THREAD_DUMP ? "{\"event\":\"thread_dump\",\"pid\":" : "{\"event\":\"crash\",\"pid\":");
   lcc_buffer_signed(out, process_id);
   lcc_buffer_string(out, ",\"t\":");
   lcc_buffer_unsigned(out, entered);
@@ -228,9 +230,9 @@ static void record_crash(int signo, const siginfo_t *info, void *context, uint64
     out->length = out->size - 3;
     lcc_buffer_bytes(out, "}\n", 2);
   }
-  if (dry_run) return;
+  if (kind == RECORD_DRY_RUN) return;
   if (events_fd >= 0) write_all(events_fd, out->data, out->length);
-  if (report_path[0] && event[0] == 'c') {
+  if (report_path[0] && kind == RECORD_CRASH) {
     int fd = open(report_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd >= 0) {
       // No fsync: it would add ~0.5 ms to every crash, and the count never depends on this
@@ -261,7 +263,7 @@ static void crash_handler(int signo, siginfo_t *info, void *context) {
       lcc_unwinder_enter_crash();
       lcc_readable_begin_crash(context, sizeof(ucontext_t),
                                (uintptr_t)((ucontext_t *)context)->uc_mcontext.gregs[REG_RSP], signo, info);
-      record_crash(signo, info, context, entered, thread_id, 0, "thread_dump");
+      record_crash(signo, info, context, entered, thread_id, RECORD_THREAD_DUMP);
       atomic_store(&handler_owner, 0);
     }
     atomic_store(&dump_thread, 0);
@@ -293,7 +295,7 @@ static void crash_handler(int signo, siginfo_t *info, void *context) {
   lcc_unwinder_enter_crash();
   lcc_readable_begin_crash(context, sizeof(ucontext_t),
                            (uintptr_t)((ucontext_t *)context)->uc_mcontext.gregs[REG_RSP], signo, info);
-  record_crash(signo, info, context, entered, thread_id, 0, "crash");
+  record_crash(signo, info, context, entered, thread_id, RECORD_CRASH);
   errno = saved_errno;
   // The guard stays held: the process is ending, and other crashing threads wait for it.
   pass_on(signo, info);
@@ -446,7 +448,7 @@ int64_t lcc_benchmark_walk(void) {
   uint64_t start = monotonic_now();
   lcc_unwinder_enter_crash();
   lcc_readable_begin_crash(&context, sizeof context, (uintptr_t)context.uc_mcontext.gregs[REG_RSP], 0, &info);
-  record_crash(0, &info, &context, start, main_thread_id, 1, "crash");
+  record_crash(0, &info, &context, start, main_thread_id, RECORD_DRY_RUN);
   lcc_unwinder_leave_crash();
   return (int64_t)(monotonic_now() - start);
 }

@@ -35,7 +35,7 @@ enum EventTranslation {
     case .uncountedExit(let reason):
       log.emit("uncounted_exit", ["reason": reason.rawValue])
     case .launchDeadlineExceeded(let phase, let deadline):
-      log.emit("launch_hang", ["phase": phase, "deadline_ms": Int(LaunchOrganizer.microseconds(deadline) / 1000)])
+      log.emit("launch_hang", ["phase": phase, "deadline_ms": Int(deadline.wholeMicroseconds / 1000)])
     }
   }
 

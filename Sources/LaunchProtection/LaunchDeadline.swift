@@ -40,9 +40,7 @@ final class LaunchDeadline: Sendable {
       armed.active = true
       return armed.generation
     }
-    let (seconds, attoseconds) = duration.components
-    let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
-    DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [self] in
+    DispatchQueue.global().asyncAfter(deadline: .now() + .microseconds(Int(duration.wholeMicroseconds))) { [self] in
       let expired = armed.withLock { $0.active && $0.generation == generation }
       if expired { onExpiry(phase, thread) }
     }

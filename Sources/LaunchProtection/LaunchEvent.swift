@@ -11,6 +11,14 @@ public enum LaunchMode: Sendable, Equatable, CustomStringConvertible {
   /// `launchingFinished()` was called.
   case finished
 
+  /// A launch is under way: started and not yet finished (normal, protect or relaunched).
+  var isLaunching: Bool {
+    switch self {
+    case .normal, .protect, .relaunched: true
+    case .idle, .finished: false
+    }
+  }
+
   public var description: String {
     switch self {
     case .idle: "idle"

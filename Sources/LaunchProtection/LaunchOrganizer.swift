@@ -174,7 +174,7 @@ public final class LaunchOrganizer: Sendable {
       emit(.protectEnter(count: decision.count, level: level))
       SystemdNotify.send(
         "STATUS=protect mode: repair level \(level.number) (\(level.name)) after \(decision.count) launch crashes\n"
-          + "EXTEND_TIMEOUT_USEC=\(Self.microseconds(configuration.launchDeadline ?? configuration.repairTimeExtension))"
+          + extendTimeout
       )
       arm(.repair)
       _ = configuration.failpoints.evaluate("protect.begin")
@@ -249,25 +249,18 @@ public final class LaunchOrganizer: Sendable {
   /// The launch succeeded: count back to 0, sentinel cleared, escalation forgotten.
   /// A crash after this is never counted.
   public func launchingFinished() {
-    switch mode {
-    case .normal, .relaunched, .protect: _ = configuration.failpoints.evaluate("launch.finished")
-    case .idle, .finished: return
-    }
+    guard mode.isLaunching else { return }
+    _ = configuration.failpoints.evaluate("launch.finished")
     let (record, resolved): (LaunchRecord?, Set<String>) = inner.withLock { inner in
-      switch inner.mode {
-      case .normal, .relaunched, .protect:
-        inner.mode = .finished
-        // The unfinished launches this launch's decision accounted for (counted, or ignored
-        // as rebooted or terminated) are resolved by its success, even if the write that
-        // recorded the decision failed.
-        let decision = inner.decision
-        let accounted =
-          (decision?.countedCrashes ?? [])
-          + (decision?.ignored ?? []).filter { $0.reason != .stillRunning }.map(\.record)
-        return (inner.record, Set(accounted.map(\.launchID)))
-      case .idle, .finished:
-        return (nil, [])
-      }
+      guard inner.mode.isLaunching else { return (nil, []) }
+      inner.mode = .finished
+      // The unfinished launches this launch's decision accounted for (counted, or ignored
+      // as rebooted or terminated) are resolved by its success, even if the write that
+      // recorded the decision failed.
+      let decision = inner.decision
+      let accounted =
+        (decision?.countedCrashes ?? []) + (decision?.ignored ?? []).filter { $0.reason != .stillRunning }.map(\.record)
+      return (inner.record, Set(accounted.map(\.launchID)))
     }
     guard let record else { return }
     deadline?.disarm()
@@ -300,13 +293,7 @@ public final class LaunchOrganizer: Sendable {
   /// The deadline passed in `phase`: record why, take the backtraces, end the process so the
   /// next launch counts it (the sentinel is still set).
   private func launchHung(_ phase: LaunchDeadline.Phase, thread: LaunchDeadline.RunningThread) {
-    let running = inner.withLock { inner -> Bool in
-      switch inner.mode {
-      case .normal, .protect, .relaunched: return true
-      case .idle, .finished: return false
-      }
-    }
-    guard running, let limit = configuration.launchDeadline else { return }
+    guard inner.withLock({ $0.mode.isLaunching }), let limit = configuration.launchDeadline else { return }
     emit(.launchDeadlineExceeded(phase: phase.rawValue, deadline: limit))
     let cause = CrashCause(
       type: "launch-hang", detail: "the \(phase.rawValue) ran past its \(limit) deadline", pid: getpid(),
@@ -324,10 +311,9 @@ public final class LaunchOrganizer: Sendable {
     kill(getpid(), SIGKILL)
   }
 
-  /// Whole microseconds of a duration (systemd and event fields use them).
-  package static func microseconds(_ duration: Duration) -> Int64 {
-    let (seconds, attoseconds) = duration.components
-    return seconds * 1_000_000 + attoseconds / 1_000_000_000_000
+  /// What systemd is told when the repair and the relaunch start: each may take the deadline.
+  private var extendTimeout: String {
+    "EXTEND_TIMEOUT_USEC=\((configuration.launchDeadline ?? configuration.repairTimeExtension).wholeMicroseconds)"
   }
 
   /// The repair is done: leave protect mode and run the held launch now, in this process.
@@ -348,7 +334,7 @@ public final class LaunchOrganizer: Sendable {
     emit(.protectFinish(level: level))
     SystemdNotify.send(
       "STATUS=repair level \(level.number) done; relaunching\n"
-        + "EXTEND_TIMEOUT_USEC=\(Self.microseconds(configuration.launchDeadline ?? configuration.repairTimeExtension))")
+        + extendTimeout)
     arm(.relaunch)
     emit(.relaunch)
     _ = configuration.failpoints.evaluate("launch.begin")
@@ -401,12 +387,7 @@ public final class LaunchOrganizer: Sendable {
 
   /// Called by the exit tracker when the process calls `exit(status)`.
   func processExiting(status: Int32) {
-    let record: LaunchRecord? = inner.withLock { inner in
-      switch inner.mode {
-      case .idle, .finished: return nil
-      default: return inner.record
-      }
-    }
+    let record = inner.withLock { $0.mode.isLaunching ? $0.record : nil }
     guard status == 0, let record else { return }
     deadline?.disarm()
     _ = store.update { state in

@@ -33,21 +33,13 @@ public enum SystemdNotify {
 
   /// Sends one datagram to `path` (a socket path, or `@name`: abstract).
   static func send(_ message: String, to path: String) -> Bool {
+    guard let address = UnixSocketAddress(path) else { return false }
     let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     guard fd >= 0 else { return false }
     defer { close(fd) }
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    var bytes = Array(path.utf8)
-    if bytes.first == UInt8(ascii: "@") { bytes[0] = 0 }  // abstract namespace
-    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
-    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
-    let length = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count + (bytes.first == 0 ? 0 : 1))
     let payload = Array(message.utf8)
-    let sent = withUnsafePointer(to: &address) { pointer in
-      pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-        payload.withUnsafeBytes { sendto(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL), address, length) }
-      }
+    let sent = address.withSockaddr { address, length in
+      payload.withUnsafeBytes { sendto(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL), address, length) }
     }
     return sent == payload.count
   }

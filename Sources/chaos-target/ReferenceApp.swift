@@ -140,7 +140,7 @@ final class ReferenceApp: Sendable {
       sigwait(&signals, &received)
       return
     }
-    let half = LaunchOrganizer.microseconds(interval) / 2
+    let half = interval.wholeMicroseconds / 2
     var timeout = timespec(tv_sec: Int(half / 1_000_000), tv_nsec: Int(half % 1_000_000) * 1000)
     while true {
       organizer.keepAlive()

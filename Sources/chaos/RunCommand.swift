@@ -129,9 +129,7 @@ enum Selection {
 
   /// An executable built next to this `chaos` executable.
   static func sibling(_ name: String) -> String? {
-    let executable =
-      (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-    let candidate = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent(name).path
+    let candidate = ScenarioCase.executable(name)
     return FileManager.default.isExecutableFile(atPath: candidate) ? candidate : nil
   }
 }

@@ -9,15 +9,7 @@ final class SystemdNotifyTests: XCTestCase {
   func receive(on address: String, _ message: String) throws -> String? {
     let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
     defer { close(fd) }
-    var socketAddress = sockaddr_un()
-    socketAddress.sun_family = sa_family_t(AF_UNIX)
-    var bytes = Array(address.utf8)
-    if bytes.first == UInt8(ascii: "@") { bytes[0] = 0 }
-    withUnsafeMutableBytes(of: &socketAddress.sun_path) { $0.copyBytes(from: bytes) }
-    let length = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count + (bytes.first == 0 ? 0 : 1))
-    let bound = withUnsafePointer(to: &socketAddress) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
-    }
+    let bound = try XCTUnwrap(UnixSocketAddress(address)).withSockaddr { bind(fd, $0, $1) }
     XCTAssertEqual(bound, 0, String(cString: strerror(errno)))
     XCTAssertTrue(SystemdNotify.send(message, to: address))
     var buffer = [UInt8](repeating: 0, count: 512)

@@ -208,8 +208,11 @@ public struct ContractModel: Sendable, Equatable {
     var terminated = false
     switch step.action {
     case .fault(let at, let fault):
-      point = at
-      kind = fault
+      // A return(errno) only fails tasks; elsewhere it is not a fault.
+      if fault != .ioError || at.hasPrefix("task.") {
+        point = at
+        kind = fault
+      }
     case .sigterm(let at):
       point = at
       terminated = true
@@ -217,8 +220,6 @@ public struct ContractModel: Sendable, Equatable {
       break
     }
     func fires(_ place: Place) -> Bool { point.map { Self.place(of: $0) == place } ?? false }
-    // A return(errno) only fails tasks; elsewhere it is not a fault.
-    if kind == .ioError, let point, !point.hasPrefix("task.") { return finishOrHold(&prediction, protect, app) }
 
     var died = false
     if protect {
@@ -271,22 +272,6 @@ public struct ContractModel: Sendable, Equatable {
         prediction.exitCode = end.exitCode
       }
     }
-    return prediction
-  }
-
-  private mutating func finishOrHold(_ prediction: inout Prediction, _ protect: Bool, _ app: ExplorationApp)
-    -> Prediction
-  {
-    if protect && !app.protectFinishes {
-      prediction.outcome = .exit
-      prediction.exitCode = 0
-      return prediction
-    }
-    prediction.relaunched = protect
-    count = 0
-    attemptedLevel = nil
-    prediction.stateCount = 0
-    prediction.attemptedLevel = 0
     return prediction
   }
 }

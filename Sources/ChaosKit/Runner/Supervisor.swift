@@ -1,4 +1,5 @@
 import Foundation
+import LaunchProtection
 
 /// The harness playing systemd for one process (`supervisor:` in a scenario): it listens on a
 /// `NOTIFY_SOCKET`, records every message line as a `notify` event in the process's events
@@ -30,14 +31,7 @@ final class SupervisorSession {
     address = "@" + name
     fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     guard fd >= 0 else { throw Failure(description: "supervisor: socket: \(String(cString: strerror(errno)))") }
-    var socketAddress = sockaddr_un()
-    socketAddress.sun_family = sa_family_t(AF_UNIX)
-    let bytes = [UInt8(0)] + Array(name.utf8)
-    withUnsafeMutableBytes(of: &socketAddress.sun_path) { $0.copyBytes(from: bytes) }
-    let length = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count)
-    let bound = withUnsafePointer(to: &socketAddress) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
-    }
+    let bound = UnixSocketAddress(address)?.withSockaddr { bind(fd, $0, $1) } ?? -1
     guard bound == 0 else {
       close(fd)
       throw Failure(description: "supervisor: bind \(address): \(String(cString: strerror(errno)))")
