@@ -112,14 +112,23 @@ public enum BenchTables {
     return lines.joined(separator: "\n")
   }
 
-  /// Protection cost.
+  /// Protection cost, per durability mode.
   public static func protection(_ report: ProtectionCostBenchmark.Report, iterations: Int) -> String {
-    "\nLaunch cost of protection (\(iterations) iterations, µs)\n"
-      + BenchTable.render([
-        ("finishLaunching after a crash", report.finishLaunchingAfterCrash),
-        ("finishLaunching after a clean launch", report.finishLaunchingAfterCleanLaunch),
-        ("launchingFinished", report.launchingFinished), ("plain launch (no protection)", report.plainLaunch),
-      ])
+    var rows: [(String, LatencySummary)] = []
+    for mode in report.modes {
+      rows += [
+        ("\(mode.durability): finishLaunching after a crash", mode.finishLaunchingAfterCrash),
+        ("\(mode.durability): finishLaunching after a clean launch", mode.finishLaunchingAfterCleanLaunch),
+        ("\(mode.durability): launchingFinished", mode.launchingFinished),
+        ("\(mode.durability): after a crash + launchingFinished", mode.afterCrashPlusFinished),
+      ]
+    }
+    rows += [
+      ("bare pwrite 4 KiB + fdatasync (same file system)", report.bareFdatasync),
+      ("plain launch (no protection)", report.plainLaunch),
+    ]
+    return "\nLaunch cost of protection (\(iterations) iterations per mode, interleaved, µs)\n"
+      + BenchTable.render(rows)
   }
 
   /// Crash capture's install cost.

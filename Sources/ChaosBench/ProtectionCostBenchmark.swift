@@ -3,12 +3,14 @@ import Foundation
 import LaunchProtection
 import Synchronization
 
-/// The cost LaunchProtection adds to a launch: the durable read-modify-write of
-/// `finishLaunching` and of `launchingFinished`, against a plain launch that does not use it.
+/// The cost LaunchProtection adds to a launch: the read-modify-write of `finishLaunching` and
+/// of `launchingFinished`, in each durability mode, beside a bare `fdatasync` of a 4 KiB write
+/// on the same file system and a plain launch that does not use protection. The modes run
+/// interleaved, iteration by iteration, so a noisy moment costs each of them alike.
 public struct ProtectionCostBenchmark: Sendable {
-  /// Launch pairs to run (each pair: a crashed launch, then a clean one).
+  /// Launch pairs to run per mode (each pair: a crashed launch, then a clean one).
   public var iterations: Int
-  /// Where the state directory is created (a real file system: fsync is the point).
+  /// Where the state directories are created (a real file system: fsync is the point).
   public var workDirectory: String
 
   /// Creates the benchmark.
@@ -17,56 +19,92 @@ public struct ProtectionCostBenchmark: Sendable {
     self.workDirectory = workDirectory
   }
 
+  /// One durability mode's figures, in microseconds.
+  public struct ModeCost: Codable, Sendable {
+    /// `Durability` raw value: `processCrash` or `powerLoss`.
+    public var durability: String
+    /// `finishLaunching` after a launch that crashed: read + count + write.
+    public var finishLaunchingAfterCrash: LatencySummary
+    /// `finishLaunching` after a clean launch: read + sentinel + write.
+    public var finishLaunchingAfterCleanLaunch: LatencySummary
+    /// `launchingFinished`: reset + write.
+    public var launchingFinished: LatencySummary
+    /// Per iteration, `finishLaunching` after a crash plus the `launchingFinished` that follows.
+    public var afterCrashPlusFinished: LatencySummary
+  }
+
   /// Results, in microseconds.
   public struct Report: Codable, Sendable {
-    /// `finishLaunching` after a launch that crashed: read + increment + durable write.
-    public var finishLaunchingAfterCrash: LatencySummary
-    /// `finishLaunching` after a clean launch: read + sentinel + durable write.
-    public var finishLaunchingAfterCleanLaunch: LatencySummary
-    /// `launchingFinished`: reset + durable write.
-    public var launchingFinished: LatencySummary
+    /// One entry per durability mode, the default first.
+    public var modes: [ModeCost]
+    /// `pwrite` of 4 KiB in place + `fdatasync`, on the same file system: the floor of any fsync-based write.
+    public var bareFdatasync: LatencySummary
     /// The same launch closure called directly, without LaunchProtection.
     public var plainLaunch: LatencySummary
   }
 
+  private struct Samples {
+    var afterCrash: [UInt64] = []
+    var afterClean: [UInt64] = []
+    var finished: [UInt64] = []
+    var pair: [UInt64] = []
+  }
+
   /// Runs the benchmark in this process, simulating each launch's identity.
   public func run() throws -> Report {
-    let directory = workDirectory + "/protection-bench-\(getpid())"
-    try? FileManager.default.removeItem(atPath: directory)
-    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let root = workDirectory + "/protection-bench-\(getpid())"
+    try? FileManager.default.removeItem(atPath: root)
+    try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: root) }
     let pid = Mutex<Int32>(1_000_000)
-    func organizer() -> LaunchOrganizer {
+    func organizer(_ durability: Durability) -> LaunchOrganizer {
       let identity = pid.withLock { value in
         value += 1
         return ProcessIdentity(pid: value, startTime: UInt64(value), bootID: "bench")
       }
-      var configuration = LaunchOrganizer.Configuration(stateDirectory: directory)
+      var configuration = LaunchOrganizer.Configuration(stateDirectory: root + "/" + durability.rawValue)
       configuration.ignoreTermination = false
+      configuration.durability = durability
       configuration.environment = LaunchEnvironment(
         current: { identity }, isAlive: { _ in false }, executableID: { "bench" })
       return LaunchOrganizer(configuration: configuration)
     }
     let sink = Mutex(0)
     let launch: @Sendable () -> Void = { sink.withLock { $0 &+= 1 } }
-    var afterCrash: [UInt64] = []
-    var afterClean: [UInt64] = []
-    var finished: [UInt64] = []
+    let modes = Durability.allCases
+    var samples = [Samples](repeating: Samples(), count: modes.count)
     var plain: [UInt64] = []
+    var bare: [UInt64] = []
+    let bareFile = try BareSyncFile(path: root + "/bare-fdatasync")
+    defer { bareFile.close() }
     for _ in 0..<iterations {
-      let crashing = organizer()
-      afterClean.append(
-        measure { crashing.finishLaunching(policy: .threshold(Int.max), launch: launch, protect: { _ in }) })
-      // `crashing` is abandoned unfinished: to the next launch it is a launch crash.
-      let clean = organizer()
-      afterCrash.append(
-        measure { clean.finishLaunching(policy: .threshold(Int.max), launch: launch, protect: { _ in }) })
-      finished.append(measure { clean.launchingFinished() })
+      for (index, durability) in modes.enumerated() {
+        let crashing = organizer(durability)
+        samples[index].afterClean.append(
+          measure { crashing.finishLaunching(policy: .threshold(Int.max), launch: launch, protect: { _ in }) })
+        // `crashing` is abandoned unfinished: to the next launch it is a launch crash.
+        let clean = organizer(durability)
+        let afterCrash = measure {
+          clean.finishLaunching(policy: .threshold(Int.max), launch: launch, protect: { _ in })
+        }
+        let finished = measure { clean.launchingFinished() }
+        samples[index].afterCrash.append(afterCrash)
+        samples[index].finished.append(finished)
+        samples[index].pair.append(afterCrash + finished)
+      }
+      bare.append(measure { bareFile.writeAndSync() })
       plain.append(measure(launch))
     }
     return Report(
-      finishLaunchingAfterCrash: LatencySummary(nanoseconds: afterCrash),
-      finishLaunchingAfterCleanLaunch: LatencySummary(nanoseconds: afterClean),
-      launchingFinished: LatencySummary(nanoseconds: finished),
+      modes: zip(modes, samples).map { durability, samples in
+        ModeCost(
+          durability: durability.rawValue,
+          finishLaunchingAfterCrash: LatencySummary(nanoseconds: samples.afterCrash),
+          finishLaunchingAfterCleanLaunch: LatencySummary(nanoseconds: samples.afterClean),
+          launchingFinished: LatencySummary(nanoseconds: samples.finished),
+          afterCrashPlusFinished: LatencySummary(nanoseconds: samples.pair))
+      },
+      bareFdatasync: LatencySummary(nanoseconds: bare),
       plainLaunch: LatencySummary(nanoseconds: plain))
   }
 
@@ -75,4 +113,23 @@ public struct ProtectionCostBenchmark: Sendable {
     body()
     return MonotonicNanoseconds.now() - start
   }
+}
+
+/// A 4 KiB file rewritten in place and `fdatasync`ed: what one synced state write cannot beat.
+private struct BareSyncFile {
+  private let fd: Int32
+  private let block = [UInt8](repeating: 0x20, count: 4096)
+
+  init(path: String) throws {
+    fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+    writeAndSync()
+  }
+
+  func writeAndSync() {
+    _ = block.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+    _ = fdatasync(fd)
+  }
+
+  func close() { _ = Glibc.close(fd) }
 }

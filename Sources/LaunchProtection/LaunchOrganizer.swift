@@ -36,6 +36,9 @@ public final class LaunchOrganizer: Sendable {
     public var resetOnNewBinary = true
     /// How long to wait for another process's lock before going on without it.
     public var lockTimeout: Duration = .seconds(2)
+    /// What a state update survives: `.processCrash` (default, no fsync on the launch path)
+    /// or `.powerLoss` (every update fsynced). See `Durability`.
+    public var durability: Durability = .processCrash
     /// The registry whose `store.*` failpoints the store evaluates.
     public var failpoints: FailpointRegistry = .shared
     /// Process facts; `.system` outside tests.
@@ -97,7 +100,8 @@ public final class LaunchOrganizer: Sendable {
     self.deadline = configuration.launchDeadline.map(LaunchDeadline.init)
     self.mainThread = lcc_current_thread_id() == getpid() ? .current : nil
     self.store = StateStore(
-      directory: configuration.stateDirectory, lockTimeout: configuration.lockTimeout,
+      directory: configuration.stateDirectory, durability: configuration.durability,
+      lockTimeout: configuration.lockTimeout,
       failpoints: configuration.failpoints)
   }
 
@@ -214,11 +218,12 @@ public final class LaunchOrganizer: Sendable {
         counted.append(old)
       }
     }
-    state.consecutiveCrashes += counted.count
+    // Saturates: no state on disk may make the launch trap (the read already rejected values out of range).
+    state.consecutiveCrashes = min(LaunchState.maximumCount, state.consecutiveCrashes + counted.count)
     // Crash reports left by the handler: the counted launches' and any crash after launch.
     let reports = CrashReports.all(directory: store.directory)
     let previousCrash = reports.map(\.cause).max { $0.recordedAt < $1.recordedAt }
-    if let previousCrash { state.lastCrashCause = previousCrash }
+    if let previousCrash { state.lastCrashCause = previousCrash.clamped() }
     consumedFiles += reports.map(\.path)
     let previousAttempt = counted.isEmpty ? nil : state.attemptedProtectLevel
 
@@ -235,7 +240,7 @@ public final class LaunchOrganizer: Sendable {
     let mode: LaunchMode
     if let level = policy.level(count: count, previousAttempt: resetByNewBinary ? nil : previousAttempt) {
       mode = .protect(level)
-      state.attemptedProtectLevel = level.number
+      state.attemptedProtectLevel = min(level.number, LaunchState.maximumLevel)
       record.phase = .protecting
     } else {
       mode = .normal
@@ -298,7 +303,7 @@ public final class LaunchOrganizer: Sendable {
     let cause = CrashCause(
       type: "launch-hang", detail: "the \(phase.rawValue) ran past its \(limit) deadline", pid: getpid(),
       afterLaunch: false, recordedAt: Date().timeIntervalSince1970)
-    let (_, problems) = store.update { $0.lastCrashCause = cause }
+    let (_, problems) = store.update { $0.lastCrashCause = cause.clamped() }
     for problem in problems { emit(.stateProblem(problem)) }
     SystemdNotify.send("STATUS=launch hung in the \(phase.rawValue) past \(limit); aborting")
     if CrashCapture.isInstalled {
@@ -380,7 +385,7 @@ public final class LaunchOrganizer: Sendable {
     let afterLaunch = mode == .finished
     let cause = CrashCause(
       type: type, detail: detail, pid: getpid(), afterLaunch: afterLaunch, recordedAt: Date().timeIntervalSince1970)
-    let (_, problems) = store.update { $0.lastCrashCause = cause }
+    let (_, problems) = store.update { $0.lastCrashCause = cause.clamped() }
     for problem in problems { emit(.stateProblem(problem)) }
     emit(.exceptionRecorded(cause))
   }

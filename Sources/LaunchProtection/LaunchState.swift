@@ -85,6 +85,13 @@ public struct UncountedExit: Codable, Sendable, Equatable {
   public var pid: Int32
   /// Seconds since 1970 when this was decided.
   public var decidedAt: Double
+
+  /// Creates a record of an uncounted exit.
+  public init(reason: UncountedReason, pid: Int32, decidedAt: Double) {
+    self.reason = reason
+    self.pid = pid
+    self.decidedAt = decidedAt
+  }
 }
 
 /// Why an unfinished launch is not a crash.

@@ -56,7 +56,7 @@ public struct ProtectionPolicy: Sendable {
   func level(count: Int, previousAttempt: Int?) -> ProtectLevel? {
     if let decide {
       guard decide(count) else { return nil }
-      let number = (previousAttempt ?? 0) + 1
+      let number = min(previousAttempt ?? 0, LaunchState.maximumLevel - 1) + 1
       return ProtectLevel(number: number, name: "protect", minimumCrashes: 0)
     }
     guard let byCount = levels.last(where: { count >= $0.minimumCrashes }) else { return nil }

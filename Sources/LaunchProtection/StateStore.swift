@@ -4,7 +4,8 @@ import Foundation
 /// Reads and durably updates the protection state file of one directory.
 ///
 /// Every update runs under an advisory lock, so processes sharing the directory never lose
-/// an increment. Problems are returned, never thrown: the launch must go on.
+/// an increment. Problems are returned, never thrown: the launch must go on. The file's
+/// layout (two checksummed slots) is `StateFileFormat`; what a write survives is `durability`.
 public final class StateStore: Sendable {
   /// The directory the app chose; created on first write.
   public let directory: String
@@ -13,12 +14,18 @@ public final class StateStore: Sendable {
   /// The lock file inside `directory`.
   public var lockPath: String { directory + "/launch-state.lock" }
 
+  /// What an update survives once it returned (see `Durability`).
+  public let durability: Durability
   private let lockTimeout: Duration
   private let failpoints: FailpointRegistry
 
   /// Creates a store for `directory`.
-  public init(directory: String, lockTimeout: Duration = .seconds(2), failpoints: FailpointRegistry = .shared) {
+  public init(
+    directory: String, durability: Durability = .processCrash, lockTimeout: Duration = .seconds(2),
+    failpoints: FailpointRegistry = .shared
+  ) {
     self.directory = directory
+    self.durability = durability
     self.lockTimeout = lockTimeout
     self.failpoints = failpoints
   }
@@ -34,15 +41,28 @@ public final class StateStore: Sendable {
   /// Returns nil when there is no state file yet.
   public func read() throws(ReadError) -> LaunchState? {
     switch Self.decode(DurableFile.read(statePath), path: statePath) {
-    case .success(let state): return state
+    case .success(let loaded): return loaded.state
     case .failure(let problem): throw ReadError(problem: problem)
     }
+  }
+
+  /// Replaces the state file with `state` as a new file, under the lock (for tools and tests
+  /// that set up a state; the launch path uses `update`). Returns the problem, if any.
+  public func overwrite(_ state: LaunchState) -> StateProblem? {
+    let (_, problems) = update(replacingWith: state) { _ in }
+    return problems.first
   }
 
   /// Runs `body` on the current state under the lock and persists the result if it changed.
   ///
   /// A state that cannot be read is moved aside and `body` sees an empty state.
   func update<T>(_ body: (inout LaunchState) -> T) -> (result: T, problems: [StateProblem]) {
+    update(replacingWith: nil, body)
+  }
+
+  private func update<T>(replacingWith replacement: LaunchState?, _ body: (inout LaunchState) -> T) -> (
+    result: T, problems: [StateProblem]
+  ) {
     var problems: [StateProblem] = []
     if mkdir(directory, 0o755) != 0, errno != EEXIST {
       problems.append(.writeFailed(path: directory, operation: "mkdir", errno: errno))
@@ -57,30 +77,55 @@ public final class StateStore: Sendable {
     defer { lock?.release() }
 
     var state: LaunchState
+    var layout = StateFileFormat.Layout.none
     switch Self.decode(DurableFile.read(statePath), path: statePath) {
-    case .success(let loaded): state = loaded ?? LaunchState()
+    case .success(let loaded):
+      state = loaded.state ?? LaunchState()
+      layout = loaded.layout
     case .failure(let problem):
       problems.append(moveAside(problem))
       state = LaunchState()
     }
+    if let replacement {
+      state = replacement
+      layout = .none
+    }
     let before = state
     let result = body(&state)
-    if state != before || problems.contains(where: Self.needsRewrite) {
-      if let problem = write(state) { problems.append(problem) }
+    if state != before || replacement != nil || problems.contains(where: Self.needsRewrite) {
+      if let problem = write(state, over: layout) { problems.append(problem) }
     }
     return (result, problems)
   }
 
-  private func write(_ state: LaunchState) -> StateProblem? {
-    let bytes = Array(Self.encode(state))
-    let suffix = "\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-    switch DurableFile.replace(
-      statePath, directory: directory, with: bytes, uniqueSuffix: suffix, failpoints: failpoints)
-    {
-    case .success: return nil
-    case .failure(let failure):
-      return .writeFailed(path: statePath, operation: failure.operation, errno: failure.errno)
+  /// In `.processCrash` mode, an existing slotted file takes the new state in its older slot,
+  /// in place; anything else (no file yet, a bare JSON file, a state too big for the slots,
+  /// `.powerLoss` mode) replaces the whole file.
+  private func write(_ state: LaunchState, over layout: StateFileFormat.Layout) -> StateProblem? {
+    let json = Self.encode(state)
+    var sequence: UInt64 = 1
+    if case .slots(let slotSize, let newest, let current) = layout, current < StateFileFormat.maximumSequence {
+      sequence = current + 1
+      if durability == .processCrash,
+        let slot = StateFileFormat.slot(json: json, sequence: sequence, slotSize: slotSize)
+      {
+        return Self.problem(
+          DurableFile.overwrite(statePath, at: (1 - newest) * slotSize, with: slot, failpoints: failpoints),
+          path: statePath)
+      }
     }
+    let file = StateFileFormat.file(json: json, sequence: sequence)
+    let suffix = "\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    return Self.problem(
+      DurableFile.replace(
+        statePath, directory: directory, with: file.bytes, uniqueSuffix: suffix, sync: durability == .powerLoss,
+        failpoints: failpoints),
+      path: statePath)
+  }
+
+  private static func problem(_ result: Result<Void, DurableFile.Failure>, path: String) -> StateProblem? {
+    guard case .failure(let failure) = result else { return nil }
+    return .writeFailed(path: path, operation: failure.operation, errno: failure.errno)
   }
 
   private static func needsRewrite(_ problem: StateProblem) -> Bool {
@@ -110,25 +155,42 @@ public final class StateStore: Sendable {
     }
   }
 
-  static func encode(_ state: LaunchState) -> Data {
+  /// The state as one line of JSON (sorted keys, so equal states are equal bytes).
+  static func encode(_ state: LaunchState) -> [UInt8] {
     let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+    encoder.outputFormatting = [.sortedKeys]
     // Encoding plain value types cannot fail.
-    return (try? encoder.encode(state)) ?? Data()
+    return Array((try? encoder.encode(state)) ?? Data())
   }
 
   private struct VersionProbe: Decodable { var version: Int }
 
-  static func decode(_ read: Result<[UInt8]?, DurableFile.Failure>, path: String) -> Result<LaunchState?, StateProblem>
-  {
+  /// What was on disk: the state (nil: no file) and where the next in-place write can go.
+  struct Loaded {
+    var state: LaunchState?
+    var layout: StateFileFormat.Layout
+  }
+
+  static func decode(_ read: Result<[UInt8]?, DurableFile.Failure>, path: String) -> Result<Loaded, StateProblem> {
     let bytes: [UInt8]
     switch read {
-    case .success(nil): return .success(nil)
+    case .success(nil): return .success(Loaded(state: nil, layout: .none))
     case .success(let some?): bytes = some
     case .failure(let failure): return .failure(.unreadable(path: path, errno: failure.errno, movedTo: nil))
     }
     guard !bytes.isEmpty else { return .failure(.corrupt(path: path, movedTo: nil, detail: "empty file")) }
-    let data = Data(bytes)
+    var json = bytes
+    var layout = StateFileFormat.Layout.none
+    if StateFileFormat.isSlotted(bytes) {
+      switch StateFileFormat.decodeSlots(bytes) {
+      case .success(let decoded):
+        json = decoded.stateJSON
+        layout = decoded.layout
+      case .failure(let damage):
+        return .failure(.corrupt(path: path, movedTo: nil, detail: damage.detail))
+      }
+    }
+    let data = Data(json)
     let decoder = JSONDecoder()
     do {
       let version = try decoder.decode(VersionProbe.self, from: data).version
@@ -138,9 +200,13 @@ public final class StateStore: Sendable {
       guard version >= 1 else {
         return .failure(.corrupt(path: path, movedTo: nil, detail: "invalid version \(version)"))
       }
-      return .success(try decoder.decode(LaunchState.self, from: data))
+      let state = try decoder.decode(LaunchState.self, from: data)
+      if let outOfRange = state.rangeProblem {
+        return .failure(.corrupt(path: path, movedTo: nil, detail: "value out of range: \(outOfRange)"))
+      }
+      return .success(Loaded(state: state, layout: layout))
     } catch {
-      return .failure(.corrupt(path: path, movedTo: nil, detail: describe(error, byteCount: bytes.count)))
+      return .failure(.corrupt(path: path, movedTo: nil, detail: describe(error, byteCount: json.count)))
     }
   }
 

@@ -1,4 +1,5 @@
 import Foundation
+import LaunchProtection
 
 /// The reference app's configuration, read from `CHAOS_APP` (JSON). Every field is optional;
 /// unknown fields are an error.
@@ -17,7 +18,7 @@ import Foundation
 ///   "concurrency": 2, "print_timeline": false,
 ///   "crash_capture": true, "chain": false, "max_frames": 128, "prefault": true,
 ///   "launch_deadline_ms": 1000, "repair_ms": 0, "keep_alive": true,
-///   "launch_on_thread": false }
+///   "launch_on_thread": false, "durability": "processCrash" | "powerLoss" }
 /// ```
 struct AppConfiguration: Decodable {
   struct Level: Decodable {
@@ -73,9 +74,11 @@ struct AppConfiguration: Decodable {
   var keepAlive: Bool?
   /// Run `finishLaunching` on a thread of its own while the main thread waits (default false).
   var launchOnThread: Bool?
+  /// `LaunchOrganizer.Configuration.durability` (default `processCrash`).
+  var durability: Durability?
 
   enum CodingKeys: String, CodingKey, CaseIterable {
-    case threshold, levels, repairs, concurrency, chain, prefault
+    case threshold, levels, repairs, concurrency, chain, prefault, durability
     case protectFinish = "protect_finish"
     case launchingFinished = "launching_finished"
     case lifeActions = "life_actions"

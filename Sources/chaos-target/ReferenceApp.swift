@@ -13,6 +13,7 @@ final class ReferenceApp: Sendable {
     self.configuration = configuration
     var protection = LaunchOrganizer.Configuration(stateDirectory: stateDirectory)
     protection.launchDeadline = configuration.launchDeadlineMilliseconds.map { .milliseconds($0) }
+    protection.durability = configuration.durability ?? .processCrash
     self.organizer = LaunchOrganizer(configuration: protection)
     self.dataDirectory = Repairs.dataDirectory(stateDirectory: stateDirectory)
   }

@@ -14,8 +14,12 @@ final class SimulatedLaunches: Sendable {
   private let nextPID = Mutex<Int32>(10_000)
   private let alive = Mutex<Set<Int32>>([])
   let failpoints = FailpointRegistry()
+  let durability: Durability
 
-  init() { directory = TemporaryDirectory("protection") }
+  init(durability: Durability = .processCrash) {
+    directory = TemporaryDirectory("protection")
+    self.durability = durability
+  }
 
   var stateDirectory: String { directory.file("state") }
 
@@ -27,6 +31,7 @@ final class SimulatedLaunches: Sendable {
     let boot = bootID.withLock { $0 }
     var configuration = LaunchOrganizer.Configuration(stateDirectory: stateDirectory)
     configuration.failpoints = failpoints
+    configuration.durability = durability
     configuration.ignoreTermination = false  // the test process must keep its own SIGTERM behaviour
     configuration.environment = LaunchEnvironment(
       current: { ProcessIdentity(pid: pid, startTime: UInt64(pid), bootID: boot) },

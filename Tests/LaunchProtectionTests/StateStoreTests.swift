@@ -34,7 +34,8 @@ final class StateStoreTests: XCTestCase {
     let launches = SimulatedLaunches()
     _ = launchMustRun(launches)
     let text = try String(contentsOfFile: launches.stateDirectory + "/launch-state.json", encoding: .utf8)
-    XCTAssertTrue(text.contains("\"version\" : 1"), text)
+    XCTAssertTrue(text.hasPrefix("{\"slot\":\"launch-state\",\"seq\":\"0000000000000001\""), text)
+    XCTAssertTrue(text.contains("\"version\":1"), text)
     let state = try XCTUnwrap(try launches.state())
     XCTAssertEqual(state.launchesInProgress.count, 1)
     XCTAssertEqual(state.executableID, "build-1")
@@ -126,10 +127,14 @@ final class StateStoreTests: XCTestCase {
   }
 
   func testInjectedIOErrorsAtEachStepLeaveTheOldStateIntact() throws {
-    for (point, errnoName, code) in [
-      ("store.write", "EIO", EIO), ("store.fsync", "ENOSPC", ENOSPC), ("store.rename", "EIO", EIO),
+    // `.processCrash` rewrites a slot in place (one step, store.write); `.powerLoss` replaces
+    // the file (store.write, store.fsync of the temp file, store.rename).
+    for (durability, point, errnoName, code) in [
+      (Durability.processCrash, "store.write", "EIO", EIO), (.powerLoss, "store.write", "EIO", EIO),
+      (.powerLoss, "store.fsync", "ENOSPC", ENOSPC), (.powerLoss, "store.rename", "EIO", EIO),
     ] {
-      let launches = SimulatedLaunches()
+      let label = "\(durability) \(point)"
+      let launches = SimulatedLaunches(durability: durability)
       // Two crashed launches persisted normally.
       _ = launchMustRun(launches)
       _ = launchMustRun(launches)
@@ -137,19 +142,19 @@ final class StateStoreTests: XCTestCase {
       try launches.failpoints.configure("\(point)=return(\(errnoName))")
       let (organizer, recorder) = launchMustRun(launches)
       launches.failpoints.removeAll()
-      XCTAssertEqual(organizer.decision?.count, 2, point)
-      XCTAssertEqual(recorder.count(of: "state_problem write_failed"), 1, point)
+      XCTAssertEqual(organizer.decision?.count, 2, label)
+      XCTAssertEqual(recorder.count(of: "state_problem write_failed"), 1, label)
       guard case .writeFailed(_, let operation, let reported) = organizer.decision?.problems.first else {
-        return XCTFail(point)
+        return XCTFail(label)
       }
-      XCTAssertEqual(operation, String(point.dropFirst("store.".count)))
-      XCTAssertEqual(reported, code)
+      XCTAssertEqual(operation, String(point.dropFirst("store.".count)), label)
+      XCTAssertEqual(reported, code, label)
       let after = try String(contentsOfFile: launches.stateDirectory + "/launch-state.json", encoding: .utf8)
-      XCTAssertEqual(after, before, "\(point): a failed write must leave the previous state untouched")
+      XCTAssertEqual(after, before, "\(label): a failed write must leave the previous state untouched")
       let leftovers = try FileManager.default.contentsOfDirectory(atPath: launches.stateDirectory).filter {
         $0.contains(".tmp-")
       }
-      XCTAssertEqual(leftovers, [], "\(point): temp file cleaned up")
+      XCTAssertEqual(leftovers, [], "\(label): temp file cleaned up")
     }
   }
 

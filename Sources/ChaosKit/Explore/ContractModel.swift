@@ -52,7 +52,7 @@ public enum LaunchAction: Sendable, Equatable {
   case fault(point: String, kind: FaultKind)
   /// SIGTERM while the launch is held at `point` (a clean shutdown, never counted).
   case sigterm(point: String)
-  /// The first durable write of the launch fails with EIO (at `store.rename`).
+  /// The first durable write of the launch fails with EIO (at `store.write`, a step of every durability mode).
   case storageError
 }
 

@@ -57,7 +57,7 @@ public struct ExplorationSequence: Sendable, Equatable {
       spec.failpoints = "\(point)=hang"
       spec.sendSignal = SignalDelivery(signal: SIGTERM, afterEvent: "failpoint")
     case .storageError:
-      spec.failpoints = "store.rename=1*return(EIO)"
+      spec.failpoints = "store.write=1*return(EIO)"
     }
     var expect = Expectation()
     expect.outcome = prediction.outcome

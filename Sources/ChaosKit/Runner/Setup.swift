@@ -1,4 +1,5 @@
 import Foundation
+import LaunchProtection
 
 /// The `before:` actions, applied to a scenario's state directory.
 enum Setup {
@@ -21,9 +22,9 @@ enum Setup {
         throw ScenarioError(path: path, line: 0, column: 0, message: "cannot write the file for write_file")
       }
     case .editBootID(let bootID):
-      try editLaunches(statePath, what: "edit_boot_id") { process in process["bootID"] = bootID }
+      try editLaunches(statePath, what: "edit_boot_id") { process in process.bootID = bootID }
     case .reusePid:
-      try editLaunches(statePath, what: "reuse_pid") { process in process["pid"] = Int(getpid()) }
+      try editLaunches(statePath, what: "reuse_pid") { process in process.pid = getpid() }
     case .unwritableStateDirectory:
       try? FileManager.default.removeItem(atPath: stateDirectory)
       guard FileManager.default.createFile(atPath: stateDirectory, contents: Data("not a directory\n".utf8)) else {
@@ -35,25 +36,17 @@ enum Setup {
   }
 
   /// Rewrites the `process` of every unfinished launch in the state file.
-  private static func editLaunches(_ statePath: String, what: String, _ edit: (inout [String: Any]) -> Void)
-    throws(ScenarioError)
-  {
+  private static func editLaunches(
+    _ statePath: String, what: String, _ edit: (inout ProcessIdentity) -> Void
+  ) throws(ScenarioError) {
     func fail(_ message: String) -> ScenarioError {
       ScenarioError(path: statePath, line: 0, column: 0, message: message)
     }
-    guard let data = FileManager.default.contents(atPath: statePath),
-      var object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
-      let launches = object["launchesInProgress"] as? [[String: Any]]
-    else { throw fail("\(what) needs a state file with launchesInProgress (did an earlier launch run?)") }
-    object["launchesInProgress"] = launches.map { launch -> [String: Any] in
-      var launch = launch
-      var process = launch["process"] as? [String: Any] ?? [:]
-      edit(&process)
-      launch["process"] = process
-      return launch
+    let store = StateStore(directory: URL(fileURLWithPath: statePath).deletingLastPathComponent().path)
+    guard var state = try? store.read(), !state.launchesInProgress.isEmpty else {
+      throw fail("\(what) needs a state file with launchesInProgress (did an earlier launch run?)")
     }
-    guard let edited = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]),
-      FileManager.default.createFile(atPath: statePath, contents: edited)
-    else { throw fail("cannot rewrite the state file for \(what)") }
+    for index in state.launchesInProgress.indices { edit(&state.launchesInProgress[index].process) }
+    if let problem = store.overwrite(state) { throw fail("cannot rewrite the state file for \(what): \(problem)") }
   }
 }
