@@ -6,7 +6,7 @@
 //   syscall(SYS_gettid), syscall(SYS_prctl, PR_GET_NAME) — raw system calls; glibc's
 //       syscall() only moves registers and sets errno (no locks, no allocation).
 //   atomic_compare_exchange_strong, atomic_load, atomic_store — lock-free C11 atomics on int
-//       (a requested thread dump takes and releases the guard, then returns).
+//       (a thread dump, lcc_dump_all_threads, takes and releases the guard, then returns).
 //   libunwind unw_init_local2, unw_step, unw_get_reg (private RTLD_LOCAL copy) —
 //       documented as signal-safe for local unwinding in libunwind(3); only this file uses
 //       this copy, so no other thread can hold its locks. On the crashing thread its imports
@@ -34,6 +34,7 @@
 #include "unwinder_hooks.h"
 #include "readable_memory.h"
 #include "unwind_tables.h"
+#include "thread_broadcast.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -64,8 +65,6 @@ static int events_fd = -1;
 // Set before a deliberate fatal signal (the launch deadline): recorded as `cause`, and the
 // report's type. Written by one thread before pthread_kill, read in the handler.
 static char crash_cause[32];
-// The thread asked to dump its stack and continue (0: none).
-static _Atomic pid_t dump_thread;
 static char report_path[4096];
 static int max_frames = 128;
 static uintptr_t *head_frames;
@@ -257,19 +256,6 @@ static void crash_handler(int signo, siginfo_t *info, void *context) {
   int saved_errno = errno;
   pid_t thread_id = (pid_t)syscall(SYS_gettid);
   int expected = 0;
-  if (atomic_load(&dump_thread) == thread_id) {
-    // A requested thread dump (launch deadline): record this thread's stack and carry on.
-    if (atomic_compare_exchange_strong(&handler_owner, &expected, thread_id)) {
-      lcc_unwinder_enter_crash();
-      lcc_readable_begin_crash(context, sizeof(ucontext_t),
-                               (uintptr_t)((ucontext_t *)context)->uc_mcontext.gregs[REG_RSP], signo, info);
-      record_crash(signo, info, context, entered, thread_id, RECORD_THREAD_DUMP);
-      atomic_store(&handler_owner, 0);
-    }
-    atomic_store(&dump_thread, 0);
-    errno = saved_errno;
-    return;
-  }
   if (!atomic_compare_exchange_strong(&handler_owner, &expected, thread_id)) {
     if (expected == thread_id) {
       // A fault inside our own handler: give up recording and die by the first signal.
@@ -419,22 +405,25 @@ void lcc_set_crash_cause(const char *cause) {
   atomic_thread_fence(memory_order_seq_cst);
 }
 
-int lcc_dump_thread(pthread_t thread, pid_t thread_id, int timeout_ms) {
-  if (!installed || !(caught_signals & (1ull << SIGABRT))) return -1;
-  pid_t none = 0;
-  if (!atomic_compare_exchange_strong(&dump_thread, &none, thread_id)) return -1;
-  if (pthread_kill(thread, SIGABRT) != 0) {
-    atomic_store(&dump_thread, 0);
-    return -1;
-  }
-  struct timespec pause = {0, 1000000};
-  for (int waited = 0; waited < timeout_ms; waited++) {
-    if (atomic_load(&dump_thread) == 0) return 0;
-    nanosleep(&pause, NULL);
-  }
-  // Not answered (signal blocked on that thread?): withdraw the request.
-  pid_t expected = thread_id;
-  return atomic_compare_exchange_strong(&dump_thread, &expected, 0) ? -1 : 0;
+
+/// A thread dump requested by lcc_dump_all_threads, on the thread itself (in its SIGPROF handler).
+static void record_thread_dump(int signo, siginfo_t *info, void *context) {
+  uint64_t entered = monotonic_now();
+  pid_t thread_id = (pid_t)syscall(SYS_gettid);
+  int expected = 0;
+  if (!atomic_compare_exchange_strong(&handler_owner, &expected, thread_id)) return;
+  lcc_unwinder_enter_crash();
+  lcc_readable_begin_crash(context, sizeof(ucontext_t),
+                           (uintptr_t)((ucontext_t *)context)->uc_mcontext.gregs[REG_RSP], signo, info);
+  record_crash(signo, info, context, entered, thread_id, RECORD_THREAD_DUMP);
+  // The thread carries on: libunwind's imports go back to the real calls.
+  lcc_unwinder_leave_crash();
+  atomic_store(&handler_owner, 0);
+}
+
+int lcc_dump_all_threads(int timeout_ms) {
+  if (!installed) return -1;
+  return lcc_broadcast_to_other_threads(record_thread_dump, timeout_ms);
 }
 
 int lcc_is_installed(void) { return installed; }

@@ -12,6 +12,7 @@ enum EventTranslation {
         "reset_by_new_binary": decision.resetByNewBinary, "protocol": ChaosProbe.protocolVersion,
       ]
       if case .protect(let level) = decision.mode { fields["level"] = level.number }
+      if decision.exhausted { fields["exhausted"] = true }
       if let crash = decision.previousCrash {
         fields["previous_crash"] = [
           "type": crash.type, "detail": crash.detail ?? "", "after_launch": crash.afterLaunch,
@@ -36,6 +37,10 @@ enum EventTranslation {
       log.emit("uncounted_exit", ["reason": reason.rawValue])
     case .launchDeadlineExceeded(let phase, let deadline):
       log.emit("launch_hang", ["phase": phase, "deadline_ms": Int(deadline.wholeMicroseconds / 1000)])
+    case .stopRequested:
+      log.emit("stop_requested")
+    case .levelsExhausted(let count, let level, let action):
+      log.emit("protect_exhausted", ["count": count, "level": level.number, "action": action.description])
     }
   }
 

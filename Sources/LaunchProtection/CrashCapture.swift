@@ -71,6 +71,19 @@ public enum CrashCapture {
   @discardableResult
   public static func prepareCurrentThread() -> Bool { lcc_prepare_current_thread() == 0 }
 
+  /// Gives every thread of the process an alternate signal stack, threads the app did not
+  /// create included (NIO event loops, the Swift concurrency pool, Dispatch workers): each is
+  /// asked through SIGPROF, which Dispatch's workers leave unblocked, to set up its own. Call
+  /// it once the app's threads exist (`LaunchProtectionService` does when the launch
+  /// finishes). Threads created afterwards are not covered until it is called again; a thread
+  /// that blocks SIGPROF is never covered. Returns how many other threads now have one, or
+  /// nil when the current thread could not get one.
+  @discardableResult
+  public static func prepareAllThreads(timeoutMilliseconds: Int32 = 100) -> Int? {
+    let answered = lcc_prepare_all_threads(timeoutMilliseconds)
+    return answered < 0 ? nil : Int(answered)
+  }
+
   /// Re-captures the module map after loading code with `dlopen`.
   @discardableResult
   public static func refreshModules() -> Bool { lcc_refresh_modules() == 0 }
@@ -87,12 +100,6 @@ public enum CrashCapture {
 
   /// Names the cause of the next fatal signal (the record's `cause`, the report's type).
   static func setCause(_ cause: String) { lcc_set_crash_cause(cause) }
-
-  /// Asks `thread` to write its stack as a `thread_dump` event and carry on.
-  @discardableResult
-  static func dumpThread(_ thread: pthread_t, id: pid_t, timeoutMilliseconds: Int32 = 500) -> Bool {
-    lcc_dump_thread(thread, id, timeoutMilliseconds) == 0
-  }
 
   static let reportPrefix = "crash-"
 

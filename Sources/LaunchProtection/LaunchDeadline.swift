@@ -2,16 +2,18 @@ import CCrashCapture
 import Foundation
 import Synchronization
 
-/// The launch deadline's timer: armed when a phase starts (launch, repair, relaunch) on the
-/// thread that runs it, disarmed by the next phase or `launchingFinished()`. When it fires the
-/// phase is still running: the organizer records the hang and ends the process.
+/// The launch deadline's timer: armed when a phase starts (launch, repair, relaunch),
+/// disarmed by the next phase, `launchingFinished()` or a stop request. It runs on a thread of
+/// its own — never a Dispatch or cooperative-pool worker, whose signal masks and scheduling
+/// are not ours — and calls `onExpiry` there when a phase outlives it.
 final class LaunchDeadline: Sendable {
   /// Which part of the launch was running.
   enum Phase: String, Sendable {
     case launch, repair, relaunch
   }
 
-  /// The thread a phase runs on, as the signal functions need it.
+  /// The thread a phase runs on (the closure API's caller), to end it first with SIGABRT so the
+  /// crash record is its stack; unknown (nil) for the async API.
   struct RunningThread: @unchecked Sendable {
     var thread: pthread_t
     var id: pid_t
@@ -19,38 +21,71 @@ final class LaunchDeadline: Sendable {
     static var current: RunningThread { RunningThread(thread: pthread_self(), id: lcc_current_thread_id()) }
   }
 
-  private struct Armed {
+  private struct Armed: @unchecked Sendable {
     var generation = 0
-    var active = false
+    var phase: Phase?
+    var thread: RunningThread?
+    var expiresAt: UInt64 = 0
+    var onExpiry: (@Sendable (Phase, RunningThread?) -> Void)?
+    var watcherStarted = false
   }
 
   let duration: Duration
   private let armed = Mutex(Armed())
+  private let wake = DispatchSemaphore(value: 0)
 
   init(duration: Duration) {
     self.duration = duration
   }
 
-  /// Starts (or restarts) the deadline for `phase`, run by the calling thread; `onExpiry` runs
-  /// on a timer thread if it passes before the next `arm` or `disarm`.
-  func arm(_ phase: Phase, onExpiry: @escaping @Sendable (Phase, RunningThread) -> Void) {
-    let thread = RunningThread.current
-    let generation = armed.withLock { armed in
+  /// Starts (or restarts) the deadline for `phase`.
+  func arm(
+    _ phase: Phase, thread: RunningThread?, onExpiry: @escaping @Sendable (Phase, RunningThread?) -> Void
+  ) {
+    let nanoseconds = UInt64(max(0, duration.wholeMicroseconds)) * 1000
+    let startWatcher = armed.withLock { armed in
       armed.generation += 1
-      armed.active = true
-      return armed.generation
+      armed.phase = phase
+      armed.thread = thread
+      armed.expiresAt = DispatchTime.now().uptimeNanoseconds + nanoseconds
+      armed.onExpiry = onExpiry
+      defer { armed.watcherStarted = true }
+      return !armed.watcherStarted
     }
-    DispatchQueue.global().asyncAfter(deadline: .now() + .microseconds(Int(duration.wholeMicroseconds))) { [self] in
-      let expired = armed.withLock { $0.active && $0.generation == generation }
-      if expired { onExpiry(phase, thread) }
-    }
+    if startWatcher { start() } else { wake.signal() }
   }
 
-  /// The launch finished (or the process is leaving): no deadline any more.
+  /// No deadline any more (until the next `arm`).
   func disarm() {
     armed.withLock { armed in
       armed.generation += 1
-      armed.active = false
+      armed.phase = nil
+      armed.onExpiry = nil
+    }
+    wake.signal()
+  }
+
+  private func start() {
+    let thread = Thread { [self] in watch() }
+    thread.name = "launch-deadline"
+    thread.start()
+  }
+
+  /// Waits for the armed phase's expiry; a re-arm or disarm wakes it to look again.
+  private func watch() {
+    while true {
+      let snapshot = armed.withLock { $0 }
+      guard let phase = snapshot.phase else {
+        wake.wait()
+        continue
+      }
+      if wake.wait(timeout: DispatchTime(uptimeNanoseconds: snapshot.expiresAt)) == .success { continue }
+      let expired: (@Sendable (Phase, RunningThread?) -> Void)? = armed.withLock { armed in
+        guard armed.generation == snapshot.generation, armed.phase != nil else { return nil }
+        armed.phase = nil
+        return armed.onExpiry
+      }
+      expired?(phase, snapshot.thread)
     }
   }
 }

@@ -48,13 +48,15 @@ public struct LaunchDecision: Sendable, Equatable {
   public var problems: [StateProblem]
   /// Why the previous process died, when its crash handler left a report (see `CrashCapture`).
   public var previousCrash: CrashCause?
+  /// Protect mode past the last level: the policy's `exhausted` action applies.
+  public var exhausted: Bool = false
 
   public static func == (lhs: LaunchDecision, rhs: LaunchDecision) -> Bool {
     lhs.count == rhs.count && lhs.previousCount == rhs.previousCount && lhs.countedCrashes == rhs.countedCrashes
       && lhs.ignored.map(\.record) == rhs.ignored.map(\.record)
       && lhs.ignored.map(\.reason) == rhs.ignored.map(\.reason)
       && lhs.resetByNewBinary == rhs.resetByNewBinary && lhs.mode == rhs.mode && lhs.problems == rhs.problems
-      && lhs.previousCrash == rhs.previousCrash
+      && lhs.previousCrash == rhs.previousCrash && lhs.exhausted == rhs.exhausted
   }
 }
 
@@ -64,7 +66,7 @@ public enum IgnoredReason: String, Sendable, Equatable {
   case stillRunning
   /// The machine rebooted since it started.
   case reboot
-  /// It was stopped by SIGTERM (a clean shutdown).
+  /// A stop was requested during it (SIGTERM seen by the organizer, or `stopRequested()`).
   case terminated
 }
 
@@ -103,4 +105,9 @@ public enum LaunchProtectionEvent: Sendable {
   /// `phase` (`launch`, `repair` or `relaunch`) ran past `launchDeadline`; the process is
   /// about to be ended by SIGABRT and the next launch counts it.
   case launchDeadlineExceeded(phase: String, deadline: Duration)
+  /// A stop was requested during the launch (SIGTERM or `stopRequested()`), recorded in the
+  /// sentinel: this launch will not count, whatever ends the process.
+  case stopRequested
+  /// Every level was attempted and the launch died again; `action` is what happens now.
+  case levelsExhausted(count: Int, level: ProtectLevel, action: ExhaustedLevels)
 }

@@ -34,13 +34,19 @@ public struct LaunchRecord: Codable, Sendable, Equatable {
   public var phase: LaunchPhase
   /// Seconds since 1970 when the launch began.
   public var startedAt: Double
+  /// Seconds since 1970 when a stop was requested during the launch (a clean shutdown: the
+  /// launch is not counted, whatever ends the process afterwards).
+  public var stopRequestedAt: Double?
 
   /// Creates a record.
-  public init(process: ProcessIdentity, launchID: String, phase: LaunchPhase, startedAt: Double) {
+  public init(
+    process: ProcessIdentity, launchID: String, phase: LaunchPhase, startedAt: Double, stopRequestedAt: Double? = nil
+  ) {
     self.process = process
     self.launchID = launchID
     self.phase = phase
     self.startedAt = startedAt
+    self.stopRequestedAt = stopRequestedAt
   }
 }
 
@@ -98,7 +104,7 @@ public struct UncountedExit: Codable, Sendable, Equatable {
 public enum UncountedReason: String, Codable, Sendable {
   /// The process called `exit(0)` during launch.
   case cleanExit
-  /// The process was stopped by SIGTERM during launch (a clean shutdown).
+  /// A stop was requested during the launch (a clean shutdown).
   case terminated
   /// The machine rebooted since (boot id changed).
   case reboot

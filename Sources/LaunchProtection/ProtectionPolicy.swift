@@ -21,11 +21,33 @@ public struct ProtectLevel: Sendable, Equatable, Hashable {
 /// Escalation (as RescueParty and Chromium do it): the level being attempted is persisted
 /// before its repair runs, so when the launch dies again — inside the repair or after
 /// `protectFinished()` — the next launch moves to the next level instead of looping.
-/// Past the last level, the last level repeats.
+/// What happens once the last level was attempted and the launch died again is `exhausted`
+/// (by default the last level repeats).
 public struct ProtectionPolicy: Sendable {
   /// The ladder, ordered by `minimumCrashes`.
   public let levels: [ProtectLevel]
+  /// What to do after the last level's repair was attempted and the launch died again.
+  public private(set) var exhausted: ExhaustedLevels = .repeatLastLevel
   private let decide: (@Sendable (Int) -> Bool)?
+
+  private init(levels: [ProtectLevel], decide: (@Sendable (Int) -> Bool)?) {
+    self.levels = levels
+    self.decide = decide
+  }
+
+  /// The same policy with another action for exhausted levels.
+  public func whenExhausted(_ action: ExhaustedLevels) -> ProtectionPolicy {
+    var policy = self
+    policy.exhausted = action
+    return policy
+  }
+
+  /// Whether the launch that just died was the last level's attempt (a ladder policy only: a
+  /// custom closure's levels are unbounded).
+  func isExhausted(previousAttempt: Int?) -> Bool {
+    guard decide == nil, let previousAttempt, let last = levels.last else { return false }
+    return previousAttempt >= last.number
+  }
 
   /// One level: protect once `count >= threshold` (the seed's `count > threshold - 1`).
   public static func threshold(_ threshold: Int) -> ProtectionPolicy {
@@ -63,5 +85,26 @@ public struct ProtectionPolicy: Sendable {
     guard let previousAttempt, let last = levels.last else { return byCount }
     let escalated = levels.first { $0.number == previousAttempt + 1 } ?? last
     return escalated.number > byCount.number ? escalated : byCount
+  }
+}
+
+/// What happens when every level of the ladder was attempted and the launch still dies.
+public enum ExhaustedLevels: Sendable, Equatable, CustomStringConvertible {
+  /// The last level's repair runs again at every launch (the default).
+  case repeatLastLevel
+  /// The repair runs with `ProtectContext.exhausted` set, systemd is told `READY=1` with a
+  /// degraded status, no deadline applies, and `protectFinished()` is refused: the process
+  /// stays in its repair (a maintenance mode) until a new binary or an operator fixes it.
+  case stayDegraded
+  /// The process exits with `status` before any repair or launch code runs — name it in the
+  /// unit's `RestartPreventExitStatus=` so systemd stops restarting it.
+  case exit(status: Int32)
+
+  public var description: String {
+    switch self {
+    case .repeatLastLevel: "repeat-last-level"
+    case .stayDegraded: "stay-degraded"
+    case .exit(let status): "exit(\(status))"
+    }
   }
 }

@@ -58,6 +58,9 @@ extension LaunchRecord {
     if let problem = LaunchState.identifierProblem(process.bootID, "bootID") { return problem }
     if let problem = LaunchState.identifierProblem(launchID, "launchID") { return problem }
     guard LaunchState.isTime(startedAt) else { return "startedAt \(startedAt) is not a time" }
+    if let stopRequestedAt, !LaunchState.isTime(stopRequestedAt) {
+      return "stopRequestedAt \(stopRequestedAt) is not a time"
+    }
     return nil
   }
 }

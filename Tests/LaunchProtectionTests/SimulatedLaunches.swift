@@ -70,6 +70,9 @@ final class Recorder: Sendable {
     case .exceptionRecorded(let cause): note("exception \(cause.type) after_launch=\(cause.afterLaunch)")
     case .uncountedExit(let reason): note("uncounted_exit \(reason.rawValue)")
     case .launchDeadlineExceeded(let phase, _): note("launch_hang \(phase)")
+    case .stopRequested: note("stop_requested")
+    case .levelsExhausted(let count, let level, let action):
+      note("exhausted count=\(count) level=\(level.number) \(action)")
     }
   }
 

@@ -108,11 +108,16 @@ final class StateMachinePropertyTests: XCTestCase {
           switch outcome {
           case .finish: organizer.launchingFinished()
           case .cleanExit: organizer.processExiting(status: 0)
+          case .sigterm: organizer.stopRequested()
           default: break
           }
         },
         protect: { _ in
-          if outcome != .crashInRepair { organizer.protectFinished() }
+          switch outcome {
+          case .crashInRepair: break
+          case .sigterm: organizer.stopRequested()
+          default: organizer.protectFinished()
+          }
         })
       // Restores the test process's SIGTERM disposition, which the organizer's handler took.
       signal(SIGTERM, SIG_DFL)
@@ -145,15 +150,8 @@ final class StateMachinePropertyTests: XCTestCase {
       case .cleanExit:
         model = wrote ? predicted : persistedBefore
       case .sigterm:
-        if wrote {
-          model = predicted
-          _ = FileManager.default.createFile(
-            atPath: LaunchOrganizer.terminationMarkerPath(
-              directory: launches.stateDirectory, configuration.environment.current()),
-            contents: nil)
-        } else {
-          model = persistedBefore
-        }
+        // The stop was recorded in the sentinel (by the SIGTERM watcher, here called directly).
+        model = wrote ? predicted : persistedBefore
       }
       let state = try launches.state() ?? LaunchState()  // no file yet: nothing persisted
       XCTAssertEqual(state.consecutiveCrashes, model.count, "\(context) persisted count")

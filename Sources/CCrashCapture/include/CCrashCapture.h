@@ -57,10 +57,17 @@ void lcc_set_launch_finished(int finished);
 /// sends SIGABRT): the record gets `"cause"`, and the report's type is the cause.
 void lcc_set_crash_cause(const char *cause);
 
-/// Asks another thread of this process to write its stack as a `thread_dump` event (same
-/// fields as a crash record) and carry on; waits up to `timeout_ms`. Uses SIGABRT, so it
-/// needs the handler installed for it. Returns 0 when written, -1 otherwise.
-int lcc_dump_thread(pthread_t thread, pid_t thread_id, int timeout_ms);
+
+/// Writes every other thread's stack as a `thread_dump` event (the launch deadline's report),
+/// asking each through SIGPROF, which libdispatch's workers leave unblocked; waits up to
+/// `timeout_ms` per thread. Returns how many threads answered, or -1 (handler not installed).
+int lcc_dump_all_threads(int timeout_ms);
+
+/// Gives every thread of the process that can take SIGPROF an alternate signal stack (threads
+/// the app did not create: NIO event loops, the Swift concurrency pool, Dispatch workers), so
+/// a stack overflow on them is caught. Threads created later need it again. Returns how many
+/// other threads answered, or -1.
+int lcc_prepare_all_threads(int timeout_ms);
 
 /// The calling thread's kernel id (gettid).
 pid_t lcc_current_thread_id(void);
@@ -74,15 +81,26 @@ int lcc_is_installed(void);
 int64_t lcc_benchmark_walk(void);
 
 // ---------------------------------------------------------------------------
-// SIGTERM marker: lets the next launch tell a clean shutdown from a crash.
+// SIGTERM during the launch: a stop request (see stop_signal.c for the composition rules).
 // ---------------------------------------------------------------------------
 
-/// Installs a SIGTERM handler that creates the (empty) file at `path` and then lets
-/// SIGTERM do what it did before (the previous handler, or the default: termination).
-/// Does nothing when SIGTERM is ignored. Returns 0, or -1 with errno set.
-int lcc_term_marker_install(const char *path);
+/// Installs the SIGTERM handler, saving the current disposition to chain to. While armed, a
+/// SIGTERM writes one byte to `wake_fd` (the watcher's pipe) once. Returns 0 when installed,
+/// 1 when SIGTERM is ignored (nothing installed), -1 with errno set on failure.
+int lcc_stop_signal_install(int wake_fd);
 
-/// Restores the SIGTERM disposition that `lcc_term_marker_install` replaced.
-void lcc_term_marker_uninstall(void);
+/// Disarms, and restores the saved disposition only if our handler is still the current one.
+/// Returns 0 when restored (or nothing was installed), 1 when another handler owns SIGTERM now.
+int lcc_stop_signal_uninstall(void);
+
+/// Whether our handler is SIGTERM's current disposition.
+int lcc_stop_signal_is_current(void);
+
+/// After a stop was recorded: whether the process must now end by SIGTERM itself (the
+/// disposition our handler stands for is the default one).
+int lcc_stop_signal_should_terminate(void);
+
+/// Ends the process by SIGTERM with the default action (from the watcher thread).
+void lcc_stop_signal_terminate(void);
 
 #endif

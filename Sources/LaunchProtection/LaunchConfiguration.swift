@@ -1,0 +1,44 @@
+import Failpoints
+import Foundation
+
+extension LaunchOrganizer {
+  /// How the organizer persists and filters.
+  public struct Configuration: Sendable {
+    /// Where the state lives; survives repairs (never wipe it from a repair).
+    public var stateDirectory: String
+    /// Don't count a launch that was unfinished when the machine rebooted (boot id changed).
+    public var ignoreReboots = true
+    /// Don't count a launch that was asked to stop (a clean shutdown): a SIGTERM seen by the
+    /// organizer's handler during the launch, or `stopRequested()`. The handler composes with
+    /// other owners of SIGTERM (see README, "Stopping during the launch").
+    public var ignoreTermination = true
+    /// Reset the count when the executable changed (a new build fixes the crash loop).
+    public var resetOnNewBinary = true
+    /// How long to wait for another process's lock before going on without it.
+    public var lockTimeout: Duration = .seconds(2)
+    /// What a state update survives: `.processCrash` (default, no fsync on the launch path)
+    /// or `.powerLoss` (every update fsynced). See `Durability`.
+    public var durability: Durability = .processCrash
+    /// The registry whose `store.*` failpoints the store evaluates.
+    public var failpoints: FailpointRegistry = .shared
+    /// Process facts; `.system` outside tests.
+    public var environment: LaunchEnvironment = .system
+    /// Off (nil) by default. When set, each phase of the launch — the launch itself, the
+    /// repair in protect mode, the relaunch after `protectFinished()`, each timed from its own
+    /// start — must reach the next phase or `launchingFinished()` within it. A phase that
+    /// does not is recorded as hung (cause `launch-hang`, with a `thread_dump` of every thread
+    /// that can take one) and the process ends by SIGABRT, whatever thread runs the phase and
+    /// whatever its signal mask, so the next launch counts it like a crash. It can never fire
+    /// after `launchingFinished()` or a stop request. Choose it shorter than any outside start
+    /// timeout (systemd's `TimeoutStartSec`).
+    public var launchDeadline: Duration?
+    /// When started by systemd (`NOTIFY_SOCKET`), send `READY=1` from `launchingFinished()`.
+    public var notifyReady = true
+    /// Told to systemd (`EXTEND_TIMEOUT_USEC`) when a repair or the relaunch starts, when no
+    /// `launchDeadline` is set (with one, the deadline is what is announced).
+    public var repairTimeExtension: Duration = .seconds(90)
+
+    /// Creates a configuration for a state directory.
+    public init(stateDirectory: String) { self.stateDirectory = stateDirectory }
+  }
+}

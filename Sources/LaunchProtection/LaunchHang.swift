@@ -1,0 +1,43 @@
+import CCrashCapture
+import Foundation
+
+/// What happens when the launch deadline passes: the hang is recorded, every thread's stack
+/// written, and the process ended by SIGABRT whatever thread runs the phase and whatever
+/// signal masks are in force.
+extension LaunchOrganizer {
+  func arm(_ phase: LaunchDeadline.Phase, thread: LaunchDeadline.RunningThread?) {
+    deadline?.arm(phase, thread: thread) { [self] phase, thread in launchHung(phase, thread: thread) }
+  }
+
+  /// Runs on the deadline's own thread. Claims the launch under the lock first, so it can
+  /// never fire once `launchingFinished()` or a stop request got there before it.
+  private func launchHung(_ phase: LaunchDeadline.Phase, thread: LaunchDeadline.RunningThread?) {
+    let claimed = inner.withLock { inner in
+      guard inner.mode.isLaunching, !inner.hung, !inner.stopRequested else { return false }
+      inner.hung = true
+      return true
+    }
+    guard claimed, let limit = configuration.launchDeadline else { return }
+    emit(.launchDeadlineExceeded(phase: phase.rawValue, deadline: limit))
+    let cause = CrashCause(
+      type: "launch-hang", detail: "the \(phase.rawValue) ran past its \(limit) deadline", pid: getpid(),
+      afterLaunch: false, recordedAt: Date().timeIntervalSince1970)
+    let (_, problems) = store.update { $0.lastCrashCause = cause }
+    for problem in problems { emit(.stateProblem(problem)) }
+    SystemdNotify.send("STATUS=launch hung in the \(phase.rawValue) past \(limit); aborting")
+    if CrashCapture.isInstalled {
+      // Every thread that can take SIGPROF (the cooperative pool's included) writes its stack.
+      _ = lcc_dump_all_threads(200)
+      CrashCapture.setCause("launch-hang")
+    }
+    if let thread {
+      // The phase's own thread first, so the crash record is the hung stack; a thread that
+      // blocks SIGABRT (a Dispatch worker) never takes it, and the abort below ends the process.
+      pthread_kill(thread.thread, SIGABRT)
+      usleep(500_000)
+    }
+    // abort(3) unblocks SIGABRT on this thread, and if a handler returns, restores the default
+    // action and raises again: the process ends by SIGABRT.
+    abort()
+  }
+}

@@ -1,0 +1,87 @@
+import Dispatch
+import Foundation
+
+/// What `launch(policy:repair:)` returns: the code after the `await` is the launch.
+public enum LaunchOutcome: Sendable, Equatable {
+  /// Normal mode: go on with the launch.
+  case normal
+  /// Protect mode: the repair ran and returned; the launch now runs as the relaunch (a crash
+  /// in it still counts and escalates).
+  case repaired(ProtectLevel)
+}
+
+/// Misuse of the async API.
+public enum LaunchOrganizerError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// `launch` or `finishLaunching` was called before on this organizer.
+  case alreadyStarted
+  /// Every level was attempted and the policy says to stay degraded: the repair ran and the
+  /// launch must not; serve degraded or wait for a stop.
+  case degraded(ProtectLevel)
+
+  public var description: String {
+    switch self {
+    case .alreadyStarted: "the launch was already started on this organizer"
+    case .degraded(let level):
+      "every repair level failed (last: \(level.number) \(level.name)); staying degraded, the launch is held"
+    }
+  }
+}
+
+/// The async face of the same state machine: for servers whose start-up is async code on the
+/// cooperative pool. The durable state updates run on a private serial queue, never on a
+/// cooperative-pool thread; the deadline runs on its own thread.
+extension LaunchOrganizer {
+  private static let storeQueue = DispatchQueue(label: "LaunchProtection.store")
+
+  /// Runs `body` on the store's queue and waits for it without blocking a pool thread.
+  func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+      Self.storeQueue.async { continuation.resume(returning: body()) }
+    }
+  }
+
+  /// Starts the launch: counts, persists the sentinel, and in protect mode awaits `repair`.
+  /// Returns `.normal` (go on with the launch) or `.repaired(level)` once the repair returned
+  /// (the launch then runs as the relaunch). Call `await launchingFinished()` when the launch
+  /// is done. A repair that throws leaves the launch unfinished: the error is rethrown and,
+  /// should the process then exit or die, the next launch counts it and escalates.
+  ///
+  /// - Throws: `LaunchOrganizerError.alreadyStarted`; `.degraded` when the levels are
+  ///   exhausted and the policy stays degraded (after the repair ran); the repair's error.
+  public func launch(
+    policy: ProtectionPolicy, repair: @Sendable (ProtectContext) async throws -> Void
+  ) async throws -> LaunchOutcome {
+    let start = await offPool { [self] in begin(policy: policy, heldLaunch: nil) }
+    switch start {
+    case .alreadyStarted:
+      throw LaunchOrganizerError.alreadyStarted
+    case .normal:
+      enterLaunch(thread: nil)
+      return .normal
+    case .protect(let context):
+      enterRepair(context, thread: nil)
+      try await repair(context)
+      let relaunched = await offPool { [self] in leaveRepair(thread: nil) != nil }
+      guard relaunched else { throw LaunchOrganizerError.degraded(context.level) }
+      return .repaired(context.level)
+    }
+  }
+
+  /// The seed's form over the async API: `shouldProtect(count)` decides; the repair escalates
+  /// level 1, 2, 3... while launches keep dying.
+  public func launch(
+    shouldProtect: @escaping @Sendable (Int) -> Bool, repair: @Sendable (ProtectContext) async throws -> Void
+  ) async throws -> LaunchOutcome {
+    try await launch(policy: .custom(shouldProtect), repair: repair)
+  }
+
+  /// The launch succeeded (async form of `launchingFinished()`, its write off the pool).
+  public func launchingFinished() async {
+    await offPool { [self] in launchingFinished() }
+  }
+
+  /// A stop was requested (async form of `stopRequested()`, its write off the pool).
+  public func stopRequested() async {
+    await offPool { [self] in stopRequested() }
+  }
+}

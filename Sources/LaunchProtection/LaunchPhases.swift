@@ -1,0 +1,178 @@
+import CCrashCapture
+import Foundation
+
+/// The phases of a launch, shared by the closure API and the async API: the decision with its
+/// durable sentinel, the repair, the relaunch. Each phase arms the launch deadline.
+extension LaunchOrganizer {
+  /// What `begin` decided.
+  enum Start {
+    /// `finishLaunching` or `launch` ran before: nothing to do.
+    case alreadyStarted
+    /// Run the launch.
+    case normal
+    /// Run the repair (the level is persisted).
+    case protect(ProtectContext)
+  }
+
+  /// Counts the launches that died unfinished, persists this launch's sentinel (and the level
+  /// about to be attempted), starts listening for a stop request, and tells the observers.
+  /// No app code runs here except a custom policy closure.
+  func begin(policy: ProtectionPolicy, heldLaunch: (@Sendable () -> Void)?) -> Start {
+    let alreadyStarted = inner.withLock { inner in
+      if case .idle = inner.mode {
+        inner.mode = .normal  // claimed; refined below
+        return false
+      }
+      return true
+    }
+    if alreadyStarted { return .alreadyStarted }
+
+    let identity = configuration.environment.current()
+    var record = LaunchRecord(
+      process: identity, launchID: launchID, phase: .launching, startedAt: Date().timeIntervalSince1970)
+    var consumedFiles: [String] = []
+    let (decision, problems) = store.update { state in
+      decide(state: &state, record: &record, policy: policy, consumedFiles: &consumedFiles)
+    }
+    if !problems.contains(where: { if case .writeFailed = $0 { true } else { false } }) {
+      // Crash reports: what they said is persisted now. Not before: after a failed write the
+      // next launch must see them again (found by `chaos explore`).
+      for path in consumedFiles { unlink(path) }
+    }
+    CrashCapture.markLaunchFinished(false)
+    var finalDecision = decision
+    finalDecision.problems = problems
+    inner.withLock { inner in
+      inner.mode = decision.mode
+      inner.record = record
+      inner.decision = finalDecision
+      inner.degraded = decision.exhausted && policy.exhausted == .stayDegraded
+      if case .protect = decision.mode { inner.heldLaunch = heldLaunch }
+    }
+    ExitTracker.shared.track(self)
+    if configuration.ignoreTermination { StopSignal.shared.arm(for: self) }
+    for problem in problems { emit(.stateProblem(problem)) }
+    emit(.launch(finalDecision))
+    guard case .protect(let level) = decision.mode else { return .normal }
+    let context = ProtectContext(count: decision.count, level: level, exhausted: decision.exhausted)
+    if decision.exhausted {
+      emit(.levelsExhausted(count: decision.count, level: level, action: policy.exhausted))
+      if case .exit(let status) = policy.exhausted {
+        SystemdNotify.send("STATUS=every repair level failed after \(decision.count) launch crashes; exiting \(status)")
+        exit(status)
+      }
+    }
+    return .protect(context)
+  }
+
+  /// The normal launch starts: its deadline, its failpoint.
+  func enterLaunch(thread: LaunchDeadline.RunningThread?) {
+    arm(.launch, thread: thread)
+    _ = configuration.failpoints.evaluate("launch.begin")
+  }
+
+  /// The repair starts: systemd is told, the repair's deadline is armed (not when the levels
+  /// are exhausted and the app stays degraded: that state may last).
+  func enterRepair(_ context: ProtectContext, thread: LaunchDeadline.RunningThread?) {
+    emit(.protectEnter(count: context.count, level: context.level))
+    if inner.withLock({ $0.degraded }) {
+      SystemdNotify.send(
+        "READY=1\nSTATUS=degraded: every repair level failed after \(context.count) launch crashes")
+    } else {
+      SystemdNotify.send(
+        "STATUS=protect mode: repair level \(context.level.number) (\(context.level.name)) after \(context.count) launch crashes\n"
+          + extendTimeout)
+      arm(.repair, thread: thread)
+    }
+    _ = configuration.failpoints.evaluate("protect.begin")
+  }
+
+  /// The repair is done: protect mode is left, the relaunch's deadline armed. Returns the
+  /// held launch to run (a no-op for the async API), or nil when not in protect mode or when
+  /// the levels are exhausted and the app stays degraded.
+  func leaveRepair(thread: LaunchDeadline.RunningThread?) -> (@Sendable () -> Void)? {
+    guard case .protect = mode else { return nil }
+    _ = configuration.failpoints.evaluate("protect.finish")
+    let taken: (ProtectLevel, @Sendable () -> Void)? = inner.withLock { inner in
+      guard case .protect(let level) = inner.mode, !inner.degraded else { return nil }
+      inner.mode = .relaunched(after: level)
+      let launch = inner.heldLaunch ?? {}
+      inner.heldLaunch = nil
+      inner.record?.phase = .relaunching
+      return (level, launch)
+    }
+    guard let (level, launch) = taken else { return nil }
+    emit(.protectFinish(level: level))
+    SystemdNotify.send("STATUS=repair level \(level.number) done; relaunching\n" + extendTimeout)
+    arm(.relaunch, thread: thread)
+    emit(.relaunch)
+    _ = configuration.failpoints.evaluate("launch.begin")
+    return launch
+  }
+
+  /// What systemd is told when the repair and the relaunch start: each may take the deadline.
+  private var extendTimeout: String {
+    "EXTEND_TIMEOUT_USEC=\((configuration.launchDeadline ?? configuration.repairTimeExtension).wholeMicroseconds)"
+  }
+
+  /// The decision, made under the state lock. Only value work: no app code runs here
+  /// except a custom policy closure.
+  func decide(
+    state: inout LaunchState, record: inout LaunchRecord, policy: ProtectionPolicy, consumedFiles: inout [String]
+  ) -> LaunchDecision {
+    let environment = configuration.environment
+    let previousCount = state.consecutiveCrashes
+    var counted: [LaunchRecord] = []
+    var ignored: [(record: LaunchRecord, reason: IgnoredReason)] = []
+    var kept: [LaunchRecord] = []
+    for old in state.launchesInProgress where old.launchID != record.launchID {
+      if old.process.bootID == record.process.bootID, environment.isAlive(old.process) {
+        ignored.append((old, .stillRunning))
+        kept.append(old)
+      } else if configuration.ignoreReboots, old.process.bootID != record.process.bootID {
+        ignored.append((old, .reboot))
+        state.lastUncountedExit = UncountedExit(
+          reason: .reboot, pid: old.process.pid, decidedAt: Date().timeIntervalSince1970)
+      } else if configuration.ignoreTermination, old.stopRequestedAt != nil {
+        ignored.append((old, .terminated))
+        state.lastUncountedExit = UncountedExit(
+          reason: .terminated, pid: old.process.pid, decidedAt: Date().timeIntervalSince1970)
+      } else {
+        counted.append(old)
+      }
+    }
+    // Saturates: no state on disk may make the launch trap (the read already rejected values out of range).
+    state.consecutiveCrashes = min(LaunchState.maximumCount, state.consecutiveCrashes + counted.count)
+    // Crash reports left by the handler: the counted launches' and any crash after launch.
+    let reports = CrashReports.all(directory: store.directory)
+    let previousCrash = reports.map(\.cause).max { $0.recordedAt < $1.recordedAt }
+    if let previousCrash { state.lastCrashCause = previousCrash.clamped() }
+    consumedFiles += reports.map(\.path)
+    let previousAttempt = counted.isEmpty ? nil : state.attemptedProtectLevel
+
+    var resetByNewBinary = false
+    let executable = environment.executableID()
+    if configuration.resetOnNewBinary, let executable, let known = state.executableID, known != executable {
+      resetByNewBinary = true
+      state.consecutiveCrashes = 0
+      state.attemptedProtectLevel = nil
+    }
+    if let executable { state.executableID = executable }
+
+    let count = state.consecutiveCrashes
+    let attempt = resetByNewBinary ? nil : previousAttempt
+    let mode: LaunchMode
+    if let level = policy.level(count: count, previousAttempt: attempt) {
+      mode = .protect(level)
+      state.attemptedProtectLevel = min(level.number, LaunchState.maximumLevel)
+      record.phase = .protecting
+    } else {
+      mode = .normal
+    }
+    state.launchesInProgress = kept + [record]
+    return LaunchDecision(
+      count: count, previousCount: previousCount, countedCrashes: counted, ignored: ignored,
+      resetByNewBinary: resetByNewBinary, mode: mode, problems: [], previousCrash: previousCrash,
+      exhausted: mode != .normal && policy.isExhausted(previousAttempt: attempt))
+  }
+}
