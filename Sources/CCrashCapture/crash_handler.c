@@ -91,6 +91,7 @@ static const char *signal_name(int signo) {
     case SIGFPE: return "SIGFPE";
     case SIGABRT: return "SIGABRT";
     case SIGTRAP: return "SIGTRAP";
+    case SIGPROF: return "SIGPROF";
     case SIGSYS: return "SIGSYS";
     default: return "SIG?";
   }

@@ -28,6 +28,11 @@ static int redirect(const char *path, int flags, int target) {
 
 int cps_spawn(const char *path, char *const argv[], char *const envp[], const char *stdout_path,
               const char *stderr_path, int die_with_parent, pid_t *pid) {
+  return cps_spawn_in(path, argv, envp, stdout_path, stderr_path, die_with_parent, NULL, pid);
+}
+
+int cps_spawn_in(const char *path, char *const argv[], char *const envp[], const char *stdout_path,
+                 const char *stderr_path, int die_with_parent, const char *cwd, pid_t *pid) {
   sigset_t all, saved;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &saved);
@@ -51,6 +56,7 @@ int cps_spawn(const char *path, char *const argv[], char *const envp[], const ch
     if (redirect("/dev/null", O_RDONLY, 0) < 0) goto failed;
     if (redirect(stdout_path, O_WRONLY | O_CREAT | O_TRUNC, 1) < 0) goto failed;
     if (redirect(stderr_path, O_WRONLY | O_CREAT | O_TRUNC, 2) < 0) goto failed;
+    if (cwd != NULL && chdir(cwd) < 0) goto failed;
     sigset_t empty;
     sigemptyset(&empty);
     sigprocmask(SIG_SETMASK, &empty, NULL);

@@ -216,6 +216,11 @@ public final class LaunchOrganizer: Sendable {
 
   /// Called by the exit tracker when the process calls `exit(status)`.
   func processExiting(status: Int32) {
+    if inner.withLock({ $0.hung }) {
+      // The deadline fired and is ending the process by SIGABRT: an exit racing it (the hung
+      // code woke up) must neither be taken as clean nor end the process with another status.
+      while true { pause() }
+    }
     let record = inner.withLock { $0.mode.isLaunching ? $0.record : nil }
     guard status == 0, let record else { return }
     deadline?.disarm()

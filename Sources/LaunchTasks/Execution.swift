@@ -17,6 +17,7 @@ final class Execution: @unchecked Sendable {
   private(set) var spans: [(task: String, start: UInt64, end: UInt64, thread: String)] = []
   private var settled = 0
   private var stopping = false
+  private var exitedWorkers = 0
 
   init(graph: TaskGraph, options: Workflow.Options, parameters: SharedParameters) {
     self.graph = graph
@@ -54,6 +55,12 @@ final class Execution: @unchecked Sendable {
       }
       _ = condition.wait(until: Date().addingTimeInterval(0.05))
     }
+    // Every task settled, so every worker is idle: let them finish, so that when `run` returns
+    // no worker of this run is still starting up (its preparer running) or about to exit.
+    stopping = true
+    condition.broadcast()
+    let patience = Date().addingTimeInterval(1)
+    while exitedWorkers < workerCount, condition.wait(until: patience) {}
     condition.unlock()
   }
 
@@ -108,6 +115,8 @@ final class Execution: @unchecked Sendable {
           condition.wait()
         }
       }
+      exitedWorkers += 1
+      condition.broadcast()
       condition.unlock()
     }
     thread.stackSize = 1 << 20

@@ -18,7 +18,10 @@ import LaunchProtection
 ///   "concurrency": 2, "print_timeline": false,
 ///   "crash_capture": true, "chain": false, "max_frames": 128, "prefault": true,
 ///   "launch_deadline_ms": 1000, "repair_ms": 0, "keep_alive": true,
-///   "launch_on_thread": false, "durability": "processCrash" | "powerLoss" }
+///   "launch_on_thread": false, "durability": "processCrash" | "powerLoss",
+///   "launch_on": "main" | "thread" | "dispatch" | "async",
+///   "exhausted": "repeat-last-level" | "stay-degraded" | "exit(75)",
+///   "sigterm_source": "before_launch" | "during_launch" | "after_launch" }
 /// ```
 struct AppConfiguration: Decodable {
   struct Level: Decodable {
@@ -76,6 +79,17 @@ struct AppConfiguration: Decodable {
   var launchOnThread: Bool?
   /// `LaunchOrganizer.Configuration.durability` (default `processCrash`).
   var durability: Durability?
+  /// Where the launch runs: `main` (default), `thread` (as `launch_on_thread`), `dispatch` (a
+  /// Dispatch worker, whose signal mask blocks SIGABRT and SIGTERM) or `async` (the async API,
+  /// from a task on the cooperative pool).
+  var launchOn: String?
+  /// `ProtectionPolicy.whenExhausted`: `repeat-last-level` (default), `stay-degraded`, `exit(N)`.
+  var exhausted: String?
+  /// Give SIGTERM to a Dispatch signal source, as swift-service-lifecycle does, created before
+  /// `finishLaunching`, inside the launch (a ServiceGroup started before `launchingFinished`)
+  /// or after it; a SIGTERM then shuts down gracefully (event `graceful_shutdown`,
+  /// `stopRequested()` during the launch, exit 0 once finished).
+  var sigtermSource: String?
 
   enum CodingKeys: String, CodingKey, CaseIterable {
     case threshold, levels, repairs, concurrency, chain, prefault, durability
@@ -93,6 +107,34 @@ struct AppConfiguration: Decodable {
     case repairMilliseconds = "repair_ms"
     case keepAlive = "keep_alive"
     case launchOnThread = "launch_on_thread"
+    case launchOn = "launch_on"
+    case exhausted
+    case sigtermSource = "sigterm_source"
+  }
+
+  /// `exhausted` as a policy action; nil when absent or not understood.
+  static func exhaustedAction(_ text: String?) -> ExhaustedLevels? {
+    switch text {
+    case "repeat-last-level": return .repeatLastLevel
+    case "stay-degraded": return .stayDegraded
+    case let text? where text.hasPrefix("exit(") && text.hasSuffix(")"):
+      return Int32(text.dropFirst(5).dropLast()).map { .exit(status: $0) }
+    default: return nil
+    }
+  }
+
+  /// What is wrong with the values of the newer string fields, if anything.
+  var problem: String? {
+    if let launchOn, !["main", "thread", "dispatch", "async"].contains(launchOn) {
+      return "launch_on must be main, thread, dispatch or async, not '\(launchOn)'"
+    }
+    if let exhausted, Self.exhaustedAction(exhausted) == nil {
+      return "exhausted must be repeat-last-level, stay-degraded or exit(N), not '\(exhausted)'"
+    }
+    if let sigtermSource, !["before_launch", "during_launch", "after_launch"].contains(sigtermSource) {
+      return "sigterm_source must be before_launch, during_launch or after_launch, not '\(sigtermSource)'"
+    }
+    return nil
   }
 
   static func load(from text: String?) throws -> AppConfiguration {

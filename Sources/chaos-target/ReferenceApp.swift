@@ -2,12 +2,15 @@ import ChaosProbe
 import Foundation
 import LaunchProtection
 import LaunchTasks
+import Synchronization
 
 /// Wires LaunchProtection, LaunchTasks and ChaosProbe together, the way an app would.
 final class ReferenceApp: Sendable {
   let configuration: AppConfiguration
   let organizer: LaunchOrganizer
   let dataDirectory: String
+  /// Dispatch signal sources kept alive for the process's life.
+  private let signalSources = Mutex<[SignalSourceBox]>([])
 
   init(configuration: AppConfiguration, stateDirectory: String) {
     self.configuration = configuration
@@ -27,10 +30,13 @@ final class ReferenceApp: Sendable {
   }
 
   var policy: ProtectionPolicy {
+    let ladder: ProtectionPolicy
     if let levels = configuration.levels, !levels.isEmpty {
-      return .escalation(levels.map { ($0.name, $0.at) })
+      ladder = .escalation(levels.map { ($0.name, $0.at) })
+    } else {
+      ladder = .threshold(configuration.threshold ?? 2)
     }
-    return .threshold(configuration.threshold ?? 2)
+    return ladder.whenExhausted(AppConfiguration.exhaustedAction(configuration.exhausted) ?? .repeatLastLevel)
   }
 
   func run() {
@@ -42,21 +48,39 @@ final class ReferenceApp: Sendable {
     probe.crashCaptureOptions.prefaultUnwindTables = configuration.prefault ?? true
     ChaosProbe.attach(organizer, options: probe)
 
-    if configuration.launchOnThread == true {
+    if configuration.sigtermSource == "before_launch" { startGracefulShutdownSource() }
+    switch configuration.launchOn ?? (configuration.launchOnThread == true ? "thread" : "main") {
+    case "thread":
       // The launch on a thread of its own while the main thread waits (a hang's report then
       // holds both threads' backtraces).
       let done = DispatchSemaphore(value: 0)
       let thread = Thread {
         CrashCapture.prepareCurrentThread()
-        self.organizer.finishLaunching(policy: self.policy, launch: { self.launch() }, protect: { self.protect($0) })
+        self.finishLaunching()
         done.signal()
       }
       thread.name = "launch"
       thread.start()
       done.wait()
-    } else {
-      organizer.finishLaunching(policy: policy, launch: { self.launch() }, protect: { self.protect($0) })
+    case "dispatch":
+      // A Dispatch worker: SIGABRT and SIGTERM are blocked on it.
+      let done = DispatchSemaphore(value: 0)
+      DispatchQueue.global().async {
+        self.finishLaunching()
+        done.signal()
+      }
+      done.wait()
+    case "async":
+      let done = DispatchSemaphore(value: 0)
+      Task.detached {
+        await self.launchAsync()
+        done.signal()
+      }
+      done.wait()
+    default:
+      finishLaunching()
     }
+    if configuration.sigtermSource == "after_launch" { startGracefulShutdownSource() }
 
     let lifeKeys = configuration.lifeActions ?? []
     for key in lifeKeys {
@@ -68,10 +92,57 @@ final class ReferenceApp: Sendable {
     if configuration.protectFinish == .afterLifeActions, organizer.protectFinished() {
       for key in lifeKeys { organizer.performAction(key: key) }
     }
-    if configuration.stayUp == true { waitForTermination() }
+    if configuration.stayUp == true {
+      if configuration.sigtermSource != nil {
+        // The signal source owns SIGTERM: it ends the process.
+        while true { pause() }
+      }
+      waitForTermination()
+    }
   }
 
-  private func launch() {
+  private func finishLaunching() {
+    organizer.finishLaunching(policy: policy, launch: { self.launch() }, protect: { self.protect($0) })
+  }
+
+  /// The async API on the cooperative pool: the repair is awaited, then the launch runs as
+  /// the relaunch (`protect_finish` does not apply).
+  private func launchAsync() async {
+    do {
+      _ = try await organizer.launch(policy: policy) { context in self.runRepairs(context) }
+      launch(finishing: false)
+      if configuration.launchingFinished ?? true { await organizer.launchingFinished() }
+    } catch {
+      ChaosProbe.emit("launch_error", ["detail": "\(error)"])
+      if let failure = error as? LaunchOrganizerError, case .degraded = failure { return }
+      exit(5)
+    }
+  }
+
+  /// SIGTERM through a Dispatch signal source, as swift-service-lifecycle receives it: a
+  /// graceful shutdown that records a stop during the launch and exits 0 once launched.
+  private func startGracefulShutdownSource() {
+    let source = DispatchSource.makeSignalSource(signal: SIGTERM, queue: DispatchQueue(label: "sigterm"))
+    source.setEventHandler {
+      ChaosProbe.emit("graceful_shutdown", ["launch_finished": self.organizer.mode == .finished])
+      self.organizer.stopRequested()
+      if self.organizer.mode == .finished { exit(0) }
+    }
+    // Registration is asynchronous; wait for it, as swift-service-lifecycle does.
+    let registered = DispatchSemaphore(value: 0)
+    source.setRegistrationHandler { registered.signal() }
+    source.resume()
+    registered.wait()
+    let box = SignalSourceBox(source: source)
+    signalSources.withLock { $0.append(box) }
+    ChaosProbe.emit("sigterm_source_ready")
+  }
+
+  private func launch(finishing: Bool = true) {
+    // A ServiceGroup starting while the launch is unfinished takes SIGTERM here.
+    if configuration.sigtermSource == "during_launch", signalSources.withLock({ $0.isEmpty }) {
+      startGracefulShutdownSource()
+    }
     let workflow = makeWorkflow()
     ChaosProbe.attach(workflow)
     do {
@@ -85,7 +156,7 @@ final class ReferenceApp: Sendable {
       // A launch whose tasks failed did not finish: exit non-zero, which counts as a launch crash.
       exit(4)
     }
-    if configuration.launchingFinished ?? true { organizer.launchingFinished() }
+    if finishing, configuration.launchingFinished ?? true { organizer.launchingFinished() }
   }
 
   private func makeWorkflow() -> Workflow {
@@ -120,12 +191,22 @@ final class ReferenceApp: Sendable {
   }
 
   private func protect(_ context: ProtectContext) {
-    if let milliseconds = configuration.repairMilliseconds, milliseconds > 0 { usleep(UInt32(milliseconds) * 1000) }
+    runRepairs(context)
+    if (configuration.protectFinish ?? .immediate) == .immediate, !organizer.protectFinished(), context.exhausted {
+      ChaosProbe.emit("degraded", ["level": context.level.number])
+    }
+  }
+
+  private func runRepairs(_ context: ProtectContext) {
+    if let milliseconds = configuration.repairMilliseconds, milliseconds > 0 {
+      // A loop, not one usleep: a thread dump's signal would end a single sleep early.
+      let end = ContinuousClock.now + .milliseconds(milliseconds)
+      while ContinuousClock.now < end { usleep(10_000) }
+    }
     for repair in configuration.repairs ?? [] {
       ChaosProbe.emit("repair", ["repair": repair, "level": context.level.number])
       Repairs.perform(repair, dataDirectory: dataDirectory)
     }
-    if (configuration.protectFinish ?? .immediate) == .immediate { organizer.protectFinished() }
   }
 
   /// Up until SIGTERM/SIGINT, sending systemd watchdog keep-alives at half its interval.
@@ -148,4 +229,9 @@ final class ReferenceApp: Sendable {
       if sigtimedwait(&signals, nil, &timeout) > 0 { return }
     }
   }
+}
+
+/// Keeps a Dispatch signal source alive (Dispatch objects are thread-safe).
+private struct SignalSourceBox: @unchecked Sendable {
+  let source: any DispatchSourceSignal
 }

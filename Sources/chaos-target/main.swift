@@ -16,6 +16,7 @@ do {
 } catch {
   fail("invalid CHAOS_APP: \(error)")
 }
+if let problem = configuration.problem { fail("invalid CHAOS_APP: \(problem)") }
 for repair in configuration.repairs ?? [] {
   if let problem = Repairs.problem(with: repair) { fail("invalid CHAOS_APP: \(problem)") }
 }

@@ -66,6 +66,52 @@ final class ScenarioLoaderTests: XCTestCase {
       "send_signal needs 'signal' and 'after_event'")
   }
 
+  /// Writes `bytes` to a file and loads it; the error, or a failure when it loads.
+  func loadError(_ bytes: [UInt8], file: StaticString = #filePath, line: UInt = #line) -> ScenarioError? {
+    let directory = TemporaryDirectory("scenario-loader")
+    let path = directory.file("s.yaml")
+    XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(bytes)), file: file, line: line)
+    do {
+      _ = try ScenarioLoader.load(path: path)
+      XCTFail("loaded", file: file, line: line)
+      return nil
+    } catch {
+      XCTAssertEqual(error.path, path, file: file, line: line)
+      return error
+    }
+  }
+
+  func testAFileThatIsNotUTF8NamesTheFirstInvalidByte() throws {
+    // Line 3, after "a: b\u{e9}" (the é is two bytes): byte offset 6 in the line, column 7.
+    let bytes = Array("name: x\nlaunches:\na: b\u{e9}".utf8) + [0xFF] + Array(" d\n\u{fe}".utf8)
+    let error = try XCTUnwrap(loadError(bytes))
+    XCTAssertEqual([error.line, error.column], [3, 7], "\(error)")
+    XCTAssertEqual(error.message, "not UTF-8: invalid byte 0xff")
+    XCTAssertTrue(error.description.hasSuffix("s.yaml:3:7: not UTF-8: invalid byte 0xff"), error.description)
+  }
+
+  func testInvalidUTF8AtTheStartAndACutSequenceAtTheEnd() throws {
+    let first = try XCTUnwrap(loadError([0x80, 0x41]))
+    XCTAssertEqual([first.line, first.column], [1, 1])
+    XCTAssertEqual(first.message, "not UTF-8: invalid byte 0x80")
+    // A sequence cut short (0xE2 0x82 wants one more byte) is invalid where it starts.
+    let cut = try XCTUnwrap(loadError(Array("name: x\n\nab".utf8) + [0xE2, 0x82]))
+    XCTAssertEqual([cut.line, cut.column], [3, 3])
+    XCTAssertEqual(cut.message, "not UTF-8: invalid byte 0xe2")
+  }
+
+  func testAnUnreadableFileHasNoPosition() {
+    XCTAssertThrowsError(try ScenarioLoader.load(path: "/nonexistent/s.yaml")) { error in
+      XCTAssertEqual("\(error)", "/nonexistent/s.yaml:0:0: cannot read the file")
+    }
+  }
+
+  func testACharacterYAMLRefusesIsLocated() {
+    // libyaml's reader reports an offset, not a mark: it becomes the line and column.
+    assertError("name: x\nlaunches:\n  - a\u{1}\n", line: 3, column: 6, "invalid YAML: control characters")
+    assertError("name: \u{e9}\u{7}\n", line: 1, column: 8, "U+7")
+  }
+
   func testDurationsAndAppValues() throws {
     let scenario = try ScenarioLoader.parse(
       "name: x\ntimeout: 1500ms\napp: { threshold: 2, repairs: [clear-cache], chain: false }\nlaunches:\n  - timeout: 2m\n    expect: {}\n",

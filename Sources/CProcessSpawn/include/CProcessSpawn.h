@@ -16,4 +16,8 @@
 int cps_spawn(const char *path, char *const argv[], char *const envp[], const char *stdout_path,
               const char *stderr_path, int die_with_parent, pid_t *pid);
 
+/// `cps_spawn` with a working directory for the child (`cwd`; NULL keeps the caller's).
+int cps_spawn_in(const char *path, char *const argv[], char *const envp[], const char *stdout_path,
+                 const char *stderr_path, int die_with_parent, const char *cwd, pid_t *pid);
+
 #endif

@@ -32,16 +32,19 @@ package struct ProcessLauncher {
   package var environment: [String: String]
   package var stdoutPath: String
   package var stderrPath: String
+  /// The child's working directory (nil: the harness's).
+  package var workingDirectory: String?
 
   package init(
     executable: String, arguments: [String] = [], environment: [String: String], stdoutPath: String,
-    stderrPath: String
+    stderrPath: String, workingDirectory: String? = nil
   ) {
     self.executable = executable
     self.arguments = arguments
     self.environment = environment
     self.stdoutPath = stdoutPath
     self.stderrPath = stderrPath
+    self.workingDirectory = workingDirectory
   }
 
   package struct Failure: Error, CustomStringConvertible {
@@ -63,7 +66,7 @@ package struct ProcessLauncher {
     for attempt in 0..<100 {
       pid = ChildRegistry.shared.register {
         var pid: pid_t = 0
-        result = cps_spawn(executable, argv, envp, stdoutPath, stderrPath, 1, &pid)
+        result = cps_spawn_in(executable, argv, envp, stdoutPath, stderrPath, 1, workingDirectory, &pid)
         return result == 0 ? pid : nil
       }
       guard pid == nil, result == ETXTBSY, attempt < 99 else { break }

@@ -30,6 +30,8 @@ public struct ProcessResult: Codable, Sendable {
   public var artifacts: String
   /// Failed expectations.
   public var failures: [String]
+  /// What each of the launch's `requests:` did (nil when it has none).
+  public var requests: [RequestResult]? = nil
 }
 
 /// A scenario's result.

@@ -87,11 +87,16 @@ public struct ScenarioRunner: Sendable {
     let timeout = spec.timeoutSeconds ?? scenario.timeoutSeconds
     var started: [(pid: pid_t, directory: String, process: Int, spawned: UInt64)] = []
     var supervisors: [SupervisorSession] = []
+    var sessions: [pid_t: RequestSession] = [:]
+    var requestResults: [pid_t: [RequestResult]] = [:]
     var results: [ProcessResult] = []
     for process in 1...spec.parallel {
       let directory = workDirectory + "/" + label + (spec.parallel > 1 ? "-p\(process)" : "")
       try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-      var environment = environment(scenario, spec, events: directory + "/events.ndjson", state: stateDirectory)
+      // A free port for the target to serve on, if it serves (`CHAOS_PORT`; `http:` requests go there).
+      let port = HTTPProbe.freePort()
+      var environment = environment(
+        scenario, spec, events: directory + "/events.ndjson", state: stateDirectory, port: port)
       do {
         let supervisor = try scenario.supervisor.map { spec throws(SupervisorSession.Failure) in
           try SupervisorSession(spec: spec, eventsPath: directory + "/events.ndjson")
@@ -105,6 +110,16 @@ public struct ScenarioRunner: Sendable {
         if let supervisor {
           supervisor.started(pid)
           supervisors.append(supervisor)
+        }
+        if !spec.requests.isEmpty {
+          let session = RequestSession(
+            steps: spec.requests,
+            context: RequestSession.Context(
+              pid: pid, port: port, environment: environment, eventsPath: directory + "/events.ndjson",
+              directory: directory,
+              scenarioFolder: URL(fileURLWithPath: scenario.path).deletingLastPathComponent().path))
+          session.start()
+          sessions[pid] = session
         }
       } catch {
         results.append(
@@ -121,7 +136,8 @@ public struct ScenarioRunner: Sendable {
       let elapsed = Double(MonotonicNanoseconds.now() - child.spawned) / 1e9
       let end = ProcessLauncher.wait(child.pid, timeout: max(0.001, timeout - elapsed)) {
         for supervisor in supervisors { supervisor.tick() }
-        guard let delivery = spec.sendSignal, !signalled else { return }
+        // `send_signal` waits until the launch's requests are done.
+        guard let delivery = spec.sendSignal, !signalled, sessions[child.pid]?.isDone ?? true else { return }
         if EventPeek.contains(delivery.afterEvent, path: child.directory + "/events.ndjson") {
           kill(child.pid, delivery.signal)
           signalled = true
@@ -129,14 +145,24 @@ public struct ScenarioRunner: Sendable {
       }
       ends[child.pid] = (end, MonotonicNanoseconds.now())
       supervisors.first { $0.pid == child.pid }?.finish()
+      if let session = sessions[child.pid] {
+        session.targetEnded(end)
+        requestResults[child.pid] = session.finish()
+      }
     }
     for child in started {
       let (end, reaped) = ends[child.pid]!
-      results.append(
-        observe(
-          end, pid: child.pid, directory: child.directory, spec: spec, number: number, iteration: iteration,
-          process: child.process, stateDirectory: stateDirectory,
-          milliseconds: Double(reaped - child.spawned) / 1e6))
+      var result = observe(
+        end, pid: child.pid, directory: child.directory, spec: spec, number: number, iteration: iteration,
+        process: child.process, stateDirectory: stateDirectory,
+        milliseconds: Double(reaped - child.spawned) / 1e6)
+      if let requests = requestResults[child.pid] {
+        result.requests = requests
+        result.failures += requests.compactMap { request in
+          request.failure.map { "request \(request.index) \(request.label) (line \(request.line)): \($0)" }
+        }
+      }
+      results.append(result)
     }
     return results.sorted { $0.process < $1.process }
   }
@@ -174,17 +200,24 @@ public struct ScenarioRunner: Sendable {
       durationMilliseconds: milliseconds, artifacts: directory, failures: failures)
   }
 
-  private func environment(_ scenario: Scenario, _ spec: LaunchSpec, events: String, state: String) -> [String: String]
-  {
+  private func environment(
+    _ scenario: Scenario, _ spec: LaunchSpec, events: String, state: String, port: Int?
+  ) -> [String: String] {
     let inherited = ProcessInfo.processInfo.environment
     var environment = ["PATH": inherited["PATH"] ?? "/usr/bin:/bin", "HOME": inherited["HOME"] ?? "/root"]
-    // `${CHAOS_STATE_DIR}` in a scenario's env values names this run's state directory.
-    let expand = { (value: String) in value.replacingOccurrences(of: "${CHAOS_STATE_DIR}", with: state) }
+    // `${CHAOS_STATE_DIR}` in a scenario's env values names this run's state directory,
+    // `${CHAOS_PORT}` the launch's port.
+    let portText = port.map(String.init) ?? ""
+    let expand = { (value: String) in
+      value.replacingOccurrences(of: "${CHAOS_STATE_DIR}", with: state)
+        .replacingOccurrences(of: "${CHAOS_PORT}", with: portText)
+    }
     environment.merge(scenario.environment.mapValues(expand)) { $1 }
     environment.merge(spec.environment.mapValues(expand)) { $1 }
     environment["CHAOS_FAILPOINTS"] = spec.failpoints
     environment["CHAOS_EVENTS"] = events
     environment["CHAOS_STATE_DIR"] = state
+    if let port { environment["CHAOS_PORT"] = String(port) }
     environment["CHAOS_APP"] = Self.appJSON(scenario.app, spec.app)
     environment["SWIFT_BACKTRACE"] = scenario.swiftBacktrace
     if let seed = options.seed { environment["CHAOS_SEED"] = String(seed) }
@@ -256,10 +289,12 @@ public struct ScenarioRunner: Sendable {
   }
 }
 
-/// A cheap look for an event name in a growing events file (for `send_signal`).
+/// A cheap look for an event name in a growing events file (for `send_signal` and `requests`),
+/// written compactly (`"event":"name"`) or with a space after the colon (`"event": "name"`).
 enum EventPeek {
   static func contains(_ name: String, path: String) -> Bool {
     guard let data = FileManager.default.contents(atPath: path) else { return false }
-    return String(decoding: data, as: UTF8.self).contains("\"event\":\"\(name)\"")
+    let text = String(decoding: data, as: UTF8.self)
+    return text.contains("\"event\":\"\(name)\"") || text.contains("\"event\": \"\(name)\"")
   }
 }

@@ -56,8 +56,8 @@ struct NodeReader {
   }
 
   /// `10s`, `500ms`, `2m` or a plain number of seconds.
-  func duration(_ node: Node) throws(ScenarioError) -> Double {
-    guard case .scalar(let scalar) = node else { throw error(node, "'timeout' must be a duration like 10s or 500ms") }
+  func duration(_ node: Node, what: String = "timeout") throws(ScenarioError) -> Double {
+    guard case .scalar(let scalar) = node else { throw error(node, "'\(what)' must be a duration like 10s or 500ms") }
     let text = scalar.string.trimmingCharacters(in: .whitespaces)
     let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60)]
     var seconds: Double?
@@ -69,7 +69,8 @@ struct NodeReader {
       seconds = value * scale
     }
     guard let seconds, seconds > 0, seconds <= 3600 else {
-      throw error(node, "bad duration '\(text)' (expected e.g. 10s, 500ms, 2m; more than 0, at most 1 hour)")
+      let field = what == "timeout" ? "" : " for '\(what)'"
+      throw error(node, "bad duration '\(text)'\(field) (expected e.g. 10s, 500ms, 2m; more than 0, at most 1 hour)")
     }
     return seconds
   }

@@ -13,7 +13,7 @@ public enum ScenarioLoader {
   public static let supervisorKeys = ["notify", "start_timeout", "stop_timeout", "watchdog"]
   /// Keys allowed in a launch.
   public static let launchKeys = [
-    "failpoints", "app", "env", "repeat", "parallel", "timeout", "before", "send_signal", "expect",
+    "failpoints", "app", "env", "repeat", "parallel", "timeout", "before", "send_signal", "expect", "requests",
   ]
   /// Keys allowed in `expect`.
   public static let expectKeys = [
@@ -32,6 +32,14 @@ public enum ScenarioLoader {
   public static let writeFileKeys = ["path", "text"]
   /// Keys allowed in `send_signal`.
   public static let signalKeys = ["signal", "after_event"]
+  /// Keys allowed in an entry of `requests` (`exit_code`, `output_contains` and `timeout` go with `command`).
+  public static let requestKeys = ["after_event", "http", "command", "exit_code", "output_contains", "timeout"]
+  /// Keys allowed in `http` of a request.
+  public static let httpKeys = [
+    "method", "path", "body", "headers", "port", "status", "body_contains", "body_equals", "timeout", "retry_for",
+  ]
+  /// Methods an `http` request may use.
+  public static let httpMethods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
   /// Modes a `launch` event may report.
   public static let modes = ["normal", "protect"]
 
@@ -41,9 +49,57 @@ public enum ScenarioLoader {
       throw ScenarioError(path: path, line: 0, column: 0, message: "cannot read the file")
     }
     guard let text = String(data: data, encoding: .utf8) else {
-      throw ScenarioError(path: path, line: 0, column: 0, message: "not UTF-8 text")
+      let (line, column, byte) = firstInvalidUTF8(data)
+      throw ScenarioError(
+        path: path, line: line, column: column, message: "not UTF-8: invalid byte 0x\(hex(byte))")
     }
     return try parse(text, path: path)
+  }
+
+  /// Where the first byte that is not part of valid UTF-8 is: 1-based line, column = byte
+  /// offset in that line + 1, and the byte. (Only called on data that is not valid UTF-8.)
+  private static func firstInvalidUTF8(_ data: Data) -> (line: Int, column: Int, byte: UInt8) {
+    let bytes = [UInt8](data)
+    var iterator = bytes.makeIterator()
+    var parser = Unicode.UTF8.ForwardParser()
+    var offset = 0
+    var line = 1
+    var lineStart = 0
+    while true {
+      switch parser.parseScalar(from: &iterator) {
+      case .valid(let encoded):
+        if encoded.count == 1, encoded.first == 0x0A {
+          line += 1
+          lineStart = offset + 1
+        }
+        offset += encoded.count
+      case .error:
+        return (line, offset - lineStart + 1, offset < bytes.count ? bytes[offset] : 0)
+      case .emptyInput:
+        // Valid after all (String(data:encoding:) refused it for another reason).
+        return (line, offset - lineStart + 1, 0)
+      }
+    }
+  }
+
+  private static func hex(_ byte: UInt8) -> String {
+    let digits = String(byte, radix: 16)
+    return digits.count == 1 ? "0" + digits : digits
+  }
+
+  /// 1-based line and column (in Unicode scalars, like libyaml's marks) of a character offset.
+  private static func position(ofCharacter offset: Int, in text: String) -> (line: Int, column: Int) {
+    var line = 1
+    var column = 1
+    for scalar in text.prefix(max(0, offset)).unicodeScalars {
+      if scalar == "\n" {
+        line += 1
+        column = 1
+      } else {
+        column += 1
+      }
+    }
+    return (line, column)
   }
 
   /// Parses scenario text; `path` is used in errors.
@@ -138,7 +194,103 @@ public enum ScenarioLoader {
         try reader.integer(node, what: "parallel", minimum: 1)
       } ?? 1,
       timeoutSeconds: try map["timeout"].map { node throws(ScenarioError) in try reader.duration(node) },
-      before: before, sendSignal: signal, expect: try expectation(expectNode, reader: reader))
+      before: before, sendSignal: signal, expect: try expectation(expectNode, reader: reader),
+      requests: try map["requests"].map { node throws(ScenarioError) in
+        try reader.sequence(node, what: "requests").map { node throws(ScenarioError) in
+          try request(node, reader: reader)
+        }
+      } ?? [])
+  }
+
+  private static func request(_ node: Node, reader: NodeReader) throws(ScenarioError) -> RequestStep {
+    let map = try reader.mapping(node, keys: requestKeys, what: "request")
+    let afterEvent =
+      try map["after_event"].map { node throws(ScenarioError) in try reader.string(node, what: "after_event") }
+      ?? "launching_finished"
+    let line = node.mark?.line ?? 0
+    switch (map["http"], map["command"]) {
+    case (let httpNode?, nil):
+      for key in ["exit_code", "output_contains", "timeout"] {
+        if let stray = map[key] {
+          throw reader.error(
+            stray, "'\(key)' goes with 'command'; for 'http', put 'status', 'body_contains' or 'timeout' inside 'http'")
+        }
+      }
+      return RequestStep(line: line, afterEvent: afterEvent, action: .http(try http(httpNode, reader: reader)))
+    case (nil, let commandNode?):
+      let arguments = try reader.sequence(commandNode, what: "command").map { node throws(ScenarioError) in
+        try reader.string(node, what: "command argument")
+      }
+      if arguments.first?.isEmpty ?? true {
+        throw reader.error(commandNode, "'command' must be a non-empty argv list, e.g. [\"sh\", \"-c\", \"...\"]")
+      }
+      let exitCode =
+        try map["exit_code"].map { node throws(ScenarioError) in
+          try reader.integer(node, what: "exit_code", minimum: 0)
+        } ?? 0
+      if exitCode > 255 { throw reader.error(map["exit_code"]!, "'exit_code' must be at most 255, not \(exitCode)") }
+      return RequestStep(
+        line: line, afterEvent: afterEvent,
+        action: .command(
+          CommandStep(
+            arguments: arguments, exitCode: Int32(exitCode),
+            outputContains: try map["output_contains"].map { node throws(ScenarioError) in
+              try reader.string(node, what: "output_contains")
+            },
+            timeoutSeconds: try map["timeout"].map { node throws(ScenarioError) in try reader.duration(node) } ?? 5)))
+    case (.some, .some):
+      throw reader.error(node, "a request has exactly one of 'http' and 'command', not both")
+    case (nil, nil):
+      throw reader.error(node, "a request needs 'http' (a request to the target) or 'command' (an argv list)")
+    }
+  }
+
+  private static func http(_ node: Node, reader: NodeReader) throws(ScenarioError) -> HTTPStep {
+    let map = try reader.mapping(node, keys: httpKeys, what: "http")
+    guard let pathNode = map["path"] else { throw reader.error(node, "http needs 'path' (e.g. /health)") }
+    let path = try reader.string(pathNode, what: "path")
+    if !path.hasPrefix("/") || path.contains(where: { $0.isWhitespace || $0.isNewline }) {
+      throw reader.error(pathNode, "http path '\(path)' must start with '/' and contain no spaces")
+    }
+    var method = "GET"
+    if let methodNode = map["method"] {
+      method = try reader.string(methodNode, what: "method")
+      guard httpMethods.contains(method) else {
+        throw reader.error(methodNode, "unknown method '\(method)' (known: \(httpMethods.joined(separator: ", ")))")
+      }
+    }
+    var headers: [String: String] = [:]
+    if let headersNode = map["headers"] {
+      headers = try reader.stringMap(headersNode, what: "headers")
+      let token = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "!#$%&'*+-.^_`|~"))
+      for (name, value) in headers
+      where name.isEmpty || name.unicodeScalars.contains(where: { !token.contains($0) || !$0.isASCII })
+        || value.contains(where: \.isNewline)
+      {
+        throw reader.error(headersNode, "bad header '\(name)': a name is a token, a value has no line breaks")
+      }
+    }
+    var port: Int?
+    if let portNode = map["port"], (try? reader.string(portNode, what: "port")) != "${CHAOS_PORT}" {
+      let number = try reader.integer(portNode, what: "port", minimum: 1)
+      if number > 65535 { throw reader.error(portNode, "'port' must be at most 65535, not \(number)") }
+      port = number
+    }
+    var status = 200
+    if let statusNode = map["status"] {
+      status = try reader.integer(statusNode, what: "status", minimum: 100)
+      if status > 599 { throw reader.error(statusNode, "'status' must be an HTTP status, 100 to 599, not \(status)") }
+    }
+    func text(_ key: String) throws(ScenarioError) -> String? {
+      try map[key].map { node throws(ScenarioError) in try reader.string(node, what: key) }
+    }
+    return HTTPStep(
+      method: method, path: path, body: try text("body"), headers: headers, port: port, status: status,
+      bodyContains: try text("body_contains"), bodyEquals: try text("body_equals"),
+      timeoutSeconds: try map["timeout"].map { node throws(ScenarioError) in try reader.duration(node) } ?? 2,
+      retryForSeconds: try map["retry_for"].map { node throws(ScenarioError) in
+        try reader.duration(node, what: "retry_for")
+      } ?? 0)
   }
 
   private static func setup(_ node: Node, reader: NodeReader) throws(ScenarioError) -> SetupAction {
@@ -243,7 +395,13 @@ public enum ScenarioLoader {
       return ScenarioError(
         path: path, line: context.mark.line, column: context.mark.column,
         message: "duplicate key \(keys) in this mapping")
+    case .reader(let problem, let offset?, let value, let yaml):
+      // libyaml's reader (invalid characters) gives an offset, not a mark.
+      let (line, column) = position(ofCharacter: offset, in: yaml)
+      let character = value >= 0 ? " (U+\(String(value, radix: 16, uppercase: true)))" : ""
+      return ScenarioError(path: path, line: line, column: column, message: "invalid YAML: \(problem)\(character)")
     default:
+      // No position: out of memory and the like.
       return ScenarioError(path: path, line: 0, column: 0, message: "invalid YAML: \(error)")
     }
   }

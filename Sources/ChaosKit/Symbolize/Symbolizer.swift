@@ -84,11 +84,15 @@ public struct Symbolizer: Sendable {
     var lookups: [String: [(Int, UInt64)]] = [:]
     for (index, address) in record.frames.enumerated() {
       var frame = SymbolizedFrame(index: index, address: address, functions: [])
-      if let pc = hex(address), let (module, base, _, _) = modules.first(where: { pc >= $0.2 && pc < $0.3 }) {
+      // A module whose base lies above the address is a bad map (a damaged record): no offset.
+      if let pc = hex(address),
+        let (module, base, _, _) = modules.first(where: { pc >= $0.2 && pc < $0.3 && pc >= $0.1 })
+      {
         // Return addresses point after the call; look up the call itself.
-        let lookup = pc - base - (index == 0 ? 0 : 1)
+        let offset = pc - base
+        let lookup = index == 0 || offset == 0 ? offset : offset - 1
         frame.module = module.path
-        frame.offset = "0x" + String(pc - base, radix: 16)
+        frame.offset = "0x" + String(offset, radix: 16)
         lookups[module.path, default: []].append((index, lookup))
       }
       frames.append(frame)
