@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 static _Atomic pid_t target_thread;
@@ -82,10 +83,12 @@ int lcc_broadcast_to_other_threads(lcc_thread_callback callback, int timeout_ms)
 static void prepare_from_signal(int signo, siginfo_t *info, void *context) {
   (void)signo;
   (void)info;
-  (void)context;
   // mmap, mprotect, memset, sigaltstack: system calls and a loop on fresh memory; the
   // thread-specific key that frees the stack at thread exit was created before the broadcast.
-  lcc_prepare_current_thread();
+  if (lcc_prepare_current_thread() != 0) return;
+  // rt_sigreturn restores the alternate stack saved in the signal frame: put the new one there.
+  stack_t current;
+  if (sigaltstack(NULL, &current) == 0) ((ucontext_t *)context)->uc_stack = current;
 }
 
 int lcc_prepare_all_threads(int timeout_ms) {

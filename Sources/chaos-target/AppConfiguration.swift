@@ -19,7 +19,7 @@ import LaunchProtection
 ///   "crash_capture": true, "chain": false, "max_frames": 128, "prefault": true,
 ///   "launch_deadline_ms": 1000, "repair_ms": 0, "keep_alive": true,
 ///   "launch_on_thread": false, "durability": "processCrash" | "powerLoss",
-///   "launch_on": "main" | "thread" | "dispatch" | "async",
+///   "launch_on": "main" | "thread" | "dispatch" | "async", "prepare_all_threads": false,
 ///   "exhausted": "repeat-last-level" | "stay-degraded" | "exit(75)",
 ///   "sigterm_source": "before_launch" | "during_launch" | "after_launch" }
 /// ```
@@ -83,6 +83,10 @@ struct AppConfiguration: Decodable {
   /// Dispatch worker, whose signal mask blocks SIGABRT and SIGTERM) or `async` (the async API,
   /// from a task on the cooperative pool).
   var launchOn: String?
+  /// With `launch_on: dispatch`: `CrashCapture.prepareAllThreads()` once the Dispatch worker
+  /// that will run the launch exists, giving it (a thread the app did not create) an
+  /// alternate signal stack.
+  var prepareAllThreads: Bool?
   /// `ProtectionPolicy.whenExhausted`: `repeat-last-level` (default), `stay-degraded`, `exit(N)`.
   var exhausted: String?
   /// Give SIGTERM to a Dispatch signal source, as swift-service-lifecycle does, created before
@@ -109,6 +113,7 @@ struct AppConfiguration: Decodable {
     case launchOnThread = "launch_on_thread"
     case launchOn = "launch_on"
     case exhausted
+    case prepareAllThreads = "prepare_all_threads"
     case sigtermSource = "sigterm_source"
   }
 

@@ -63,11 +63,25 @@ final class ReferenceApp: Sendable {
       thread.start()
       done.wait()
     case "dispatch":
-      // A Dispatch worker: SIGABRT and SIGTERM are blocked on it.
+      // A Dispatch worker: SIGABRT and SIGTERM are blocked on it, and it has no alternate
+      // signal stack unless CrashCapture.prepareAllThreads() reached it.
       let done = DispatchSemaphore(value: 0)
+      let started = DispatchSemaphore(value: 0)
+      let prepared = DispatchSemaphore(value: 0)
+      let prepareAll = configuration.prepareAllThreads == true
       DispatchQueue.global().async {
+        if prepareAll {
+          started.signal()
+          prepared.wait()
+        }
         self.finishLaunching()
         done.signal()
+      }
+      if prepareAll {
+        started.wait()
+        let covered = CrashCapture.prepareAllThreads() ?? -1
+        ChaosProbe.emit("threads_prepared", ["answered": covered])
+        prepared.signal()
       }
       done.wait()
     case "async":
