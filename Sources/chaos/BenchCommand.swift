@@ -24,19 +24,19 @@ struct BenchCommand: ParsableCommand {
       ChaosProbe's cost on launch: declare + attach when CHAOS_EVENTS is unset).
       """)
 
-  @Option(help: "Crashes per fault for the handler-latency section.")
+  @Option(parsing: .unconditional, help: "Crashes per fault for the handler-latency section.")
   var iterations = 200
 
-  @Option(help: "Crashes per fault and configuration for the crash-to-reap section.")
+  @Option(parsing: .unconditional, help: "Crashes per fault and configuration for the crash-to-reap section.")
   var reapIterations = 30
 
-  @Option(help: "Launches per throughput measurement.")
+  @Option(parsing: .unconditional, help: "Launches per throughput measurement.")
   var launches = 100
 
-  @Option(help: "Sequences per jobs setting in the explore section.")
+  @Option(parsing: .unconditional, help: "Sequences per jobs setting in the explore section.")
   var exploreSequences = 40
 
-  @Option(help: "Iterations of the protection-cost section.")
+  @Option(parsing: .unconditional, help: "Iterations of the protection-cost section.")
   var protectionIterations = 1000
 
   @Option(
@@ -52,6 +52,15 @@ struct BenchCommand: ParsableCommand {
 
   @Option(help: "Write an SVG chart of the latency distributions to this file.")
   var chart: String?
+
+  func validate() throws {
+    for (name, value) in [
+      ("--iterations", iterations), ("--reap-iterations", reapIterations), ("--launches", launches),
+      ("--explore-sequences", exploreSequences), ("--protection-iterations", protectionIterations),
+    ] where value < 1 {
+      throw ValidationError("\(name) must be at least 1, not \(value)")
+    }
+  }
 
   func run() throws {
     let sections = Set(

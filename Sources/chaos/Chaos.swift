@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// The `chaos` command line: proves launch-crash protection with real crashes.
 @main
@@ -11,4 +12,19 @@ struct Chaos: ParsableCommand {
       BenchCommand.self,
     ],
     defaultSubcommand: nil)
+
+  /// ArgumentParser's own entry point, except that a usage error (unknown option, bad value,
+  /// failed validation) exits 2 as the README documents, not EX_USAGE (64).
+  static func main() {
+    do {
+      var command = try parseAsRoot()
+      try command.run()
+    } catch {
+      if exitCode(for: error) == .validationFailure {
+        FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+        Foundation.exit(2)
+      }
+      exit(withError: error)
+    }
+  }
 }

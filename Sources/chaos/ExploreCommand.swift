@@ -27,16 +27,16 @@ struct ExploreCommand: ParsableCommand {
   @Option(help: "JSON merged over each generated CHAOS_APP.")
   var app: String?
 
-  @Option(help: "The seed; the same seed generates the same sequences.")
+  @Option(parsing: .unconditional, help: "The seed; the same seed generates the same sequences.")
   var seed: UInt64 = 1
 
   @Option(help: "Explore for this long (e.g. 60s, 5m). Default 60s unless --sequences is given.")
   var time: String?
 
-  @Option(help: "Explore this many sequences.")
+  @Option(parsing: .unconditional, help: "Explore this many sequences.")
   var sequences: Int?
 
-  @Option(help: "Sequences run at once. Default: the number of cores.")
+  @Option(parsing: .unconditional, help: "Sequences run at once. Default: the number of cores.")
   var jobs: Int?
 
   @Option(help: "Where a shrunk failing scenario is written.")
@@ -46,8 +46,8 @@ struct ExploreCommand: ParsableCommand {
   var json: String?
 
   func validate() throws {
-    if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
-    if let sequences, sequences < 1 { throw ValidationError("--sequences must be at least 1") }
+    if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1, not \(jobs)") }
+    if let sequences, sequences < 1 { throw ValidationError("--sequences must be at least 1, not \(sequences)") }
     if let time, Self.seconds(time) == nil { throw ValidationError("--time takes a duration like 60s, 500ms or 5m") }
     if let app, (try? JSONDecoder().decode(JSONValue.self, from: Data(app.utf8)))?.isObject != true {
       throw ValidationError("--app must be a JSON object, e.g. '{\"threshold\": 3}'")

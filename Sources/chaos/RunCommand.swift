@@ -26,16 +26,16 @@ struct RunCommand: ParsableCommand {
   @Option(help: "Only scenarios whose path or name contains this text (case-insensitive).")
   var filter: String?
 
-  @Option(help: "Scenarios run at once. Default: the number of cores.")
+  @Option(parsing: .unconditional, help: "Scenarios run at once. Default: the number of cores.")
   var jobs: Int?
 
-  @Option(name: .customLong("repeat"), help: "Run each scenario this many times.")
+  @Option(name: .customLong("repeat"), parsing: .unconditional, help: "Run each scenario this many times.")
   var repeatCount = 1
 
   @Option(help: "Run shard i of n (e.g. 2/4): a deterministic split by scenario path.")
   var shard: String?
 
-  @Option(help: "CHAOS_SEED for every launch, to reproduce probabilistic failpoints.")
+  @Option(parsing: .unconditional, help: "CHAOS_SEED for every launch, to reproduce probabilistic failpoints.")
   var seed: UInt64?
 
   @Option(help: "Run this program instead of each scenario's target.")
@@ -54,8 +54,8 @@ struct RunCommand: ParsableCommand {
   var json: String?
 
   func validate() throws {
-    if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
-    if repeatCount < 1 { throw ValidationError("--repeat must be at least 1") }
+    if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1, not \(jobs)") }
+    if repeatCount < 1 { throw ValidationError("--repeat must be at least 1, not \(repeatCount)") }
     if let shard, Shard(shard) == nil {
       throw ValidationError("--shard takes i/n with 1 ≤ i ≤ n, e.g. 2/4; not '\(shard)'")
     }

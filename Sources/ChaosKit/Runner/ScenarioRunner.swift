@@ -28,9 +28,16 @@ public struct ScenarioRunner: Sendable {
       try FileManager.default.createDirectory(atPath: stateDirectory, withIntermediateDirectories: true)
       launches: for (index, spec) in scenario.launches.enumerated() {
         let number = index + 1
-        for action in spec.before {
-          if case .newBinary = action { target = try copyBinary(target, into: workDirectory + "/bin-\(number)") }
-          try Setup.apply(action, stateDirectory: stateDirectory)
+        do {
+          for action in spec.before {
+            if case .newBinary = action { target = try copyBinary(target, into: workDirectory + "/bin-\(number)") }
+            try Setup.apply(action, stateDirectory: stateDirectory)
+          }
+        } catch {
+          // Named at the launch that asked for it: the scenario file's line, the cause after it.
+          throw ScenarioError(
+            path: scenario.path, line: spec.line, column: 1,
+            message: "launch \(number), before: \(error.line == 0 ? error.path + ": " : "")\(error.message)")
         }
         for iteration in 1...spec.repeatCount {
           let processes = runLaunch(

@@ -17,5 +17,9 @@ public struct ScenarioError: Error, CustomStringConvertible, Equatable {
     self.message = message
   }
 
-  public var description: String { "\(path):\(line):\(column): \(message)" }
+  /// `path:line:column: message`, or `path: message` when there is no position (a file that
+  /// cannot be read, a target that is not a scenario): never a made-up `:0:0`.
+  public var description: String {
+    line > 0 ? "\(path):\(line):\(max(column, 1)): \(message)" : "\(path): \(message)"
+  }
 }
