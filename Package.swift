@@ -9,6 +9,9 @@ let package = Package(
     .library(name: "LaunchTasks", targets: ["LaunchTasks"]),
     .library(name: "Failpoints", targets: ["Failpoints"]),
     .library(name: "ChaosProbe", targets: ["ChaosProbe"]),
+    // Thin adapters for servers; LaunchProtection itself depends on neither package.
+    .library(name: "LaunchProtectionServiceLifecycle", targets: ["LaunchProtectionServiceLifecycle"]),
+    .library(name: "LaunchProtectionLogging", targets: ["LaunchProtectionLogging"]),
     .library(name: "ChaosKit", targets: ["ChaosKit"]),
     .executable(name: "chaos", targets: ["chaos"]),
     .executable(name: "chaos-target", targets: ["chaos-target"]),
@@ -17,6 +20,8 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
     .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+    .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.5.0"),
   ],
   targets: [
     // Header-only on purpose: CCrashCapture loads libunwind.so.8 with dlopen(RTLD_LOCAL).
@@ -36,6 +41,17 @@ let package = Package(
     .target(name: "LaunchProtection", dependencies: ["CCrashCapture", "Failpoints"]),
     .target(name: "LaunchTasks", dependencies: ["Failpoints"]),
     .target(name: "ChaosProbe", dependencies: ["LaunchProtection", "LaunchTasks", "Failpoints"]),
+    // A ServiceLifecycle `Service` that turns graceful shutdown into a stop request and marks the
+    // launch finished once the other services are up.
+    .target(
+      name: "LaunchProtectionServiceLifecycle",
+      dependencies: ["LaunchProtection", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]
+    ),
+    // A swift-log sink for launch protection events.
+    .target(
+      name: "LaunchProtectionLogging",
+      dependencies: ["LaunchProtection", .product(name: "Logging", package: "swift-log")]
+    ),
     // Spawns targets with PR_SET_PDEATHSIG (C: the code between vfork and exec must be).
     .target(name: "CProcessSpawn"),
     .target(
@@ -80,6 +96,14 @@ let package = Package(
     .testTarget(
       name: "LaunchProtectionTests",
       dependencies: ["LaunchProtection", "Failpoints", "TestSupport"]
+    ),
+    .testTarget(
+      name: "LaunchProtectionIntegrationTests",
+      dependencies: [
+        "LaunchProtectionServiceLifecycle", "LaunchProtectionLogging", "LaunchProtection",
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "Logging", package: "swift-log"),
+      ]
     ),
   ],
   swiftLanguageModes: [.v6]

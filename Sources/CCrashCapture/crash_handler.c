@@ -396,6 +396,8 @@ int lcc_refresh_modules(void) {
 
 void lcc_set_launch_finished(int finished) { launch_finished = finished ? 1 : 0; }
 
+int lcc_launch_finished(void) { return launch_finished; }
+
 pid_t lcc_current_thread_id(void) { return (pid_t)syscall(SYS_gettid); }
 
 void lcc_set_crash_cause(const char *cause) {

@@ -11,9 +11,10 @@
 //   process by SIGTERM (`lcc_stop_signal_terminate`), so the parent still sees SIGTERM.
 //
 // Calls made inside the handler, all async-signal-safe per POSIX.1-2008 XSH 2.4.3
-// (signal-safety(7)): write(2) (to the watcher's pipe), sigaction(2), pthread_sigmask(3) and
-// raise(3) (only on the chained-default path after the launch finished), plus whatever handler
-// it chains to. Atomics are lock-free. No allocation, no locks.
+// (signal-safety(7)): write(2) (to the watcher's pipe), nanosleep(2) (waiting, at most 1 s, for
+// the watcher to record the stop before chaining to another handler), sigaction(2),
+// pthread_sigmask(3) and raise(3) (only on the chained-default path after the launch finished),
+// plus whatever handler it chains to. Atomics are lock-free. No allocation, no locks.
 #define _GNU_SOURCE
 #include "CCrashCapture.h"
 
@@ -22,6 +23,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static struct sigaction previous_action;
@@ -29,6 +31,8 @@ static _Atomic int installed = 0;
 // The launch is in progress: a SIGTERM now is a stop request to record.
 static _Atomic int armed = 0;
 static _Atomic int requested = 0;
+// The watcher wrote the stop to the sentinel (lcc_stop_signal_recorded).
+static _Atomic int recorded = 0;
 static int wake_write_fd = -1;
 
 static int previous_is_default(void) {
@@ -62,6 +66,11 @@ static void stop_signal_handler(int signo, siginfo_t *info, void *context) {
       errno = saved_errno;
       return;
     }
+    // The handler we chain to may end the process at once (an app's own "die now" handler):
+    // let the stop reach the sentinel first, bounded so a watcher that cannot run never holds
+    // the signal up for long (nanosleep: async-signal-safe).
+    struct timespec pause = {0, 100000};
+    for (int waited = 0; waited < 10000 && !atomic_load(&recorded); waited++) nanosleep(&pause, NULL);
   }
   if (previous_action.sa_flags & SA_SIGINFO) {
     if (previous_action.sa_sigaction) previous_action.sa_sigaction(signo, info, context);
@@ -80,6 +89,7 @@ int lcc_stop_signal_install(int wake_fd) {
     // Another launch in this process (tests, a second organizer): same handler, armed again.
     wake_write_fd = wake_fd;
     atomic_store(&requested, 0);
+    atomic_store(&recorded, 0);
     atomic_store(&armed, 1);
     return 0;
   }
@@ -88,6 +98,7 @@ int lcc_stop_signal_install(int wake_fd) {
   if (!(current.sa_flags & SA_SIGINFO) && current.sa_handler == SIG_IGN) return 1;
   wake_write_fd = wake_fd;
   atomic_store(&requested, 0);
+  atomic_store(&recorded, 0);
   atomic_store(&armed, 1);
   struct sigaction action;
   memset(&action, 0, sizeof action);
@@ -122,6 +133,8 @@ int lcc_stop_signal_is_current(void) {
   if (sigaction(SIGTERM, NULL, &current) != 0) return 0;
   return (current.sa_flags & SA_SIGINFO) && current.sa_sigaction == stop_signal_handler;
 }
+
+void lcc_stop_signal_recorded(void) { atomic_store(&recorded, 1); }
 
 int lcc_stop_signal_should_terminate(void) { return atomic_load(&requested) && previous_is_default(); }
 

@@ -53,6 +53,7 @@ int lcc_broadcast_to_other_threads(lcc_thread_callback callback, int timeout_ms)
     return -1;
   }
   int answered = 0;
+  int withdrawn = 0;
   pid_t process = getpid();
   pid_t self = (pid_t)syscall(SYS_gettid);
   DIR *tasks = opendir("/proc/self/task");
@@ -70,12 +71,19 @@ int lcc_broadcast_to_other_threads(lcc_thread_callback callback, int timeout_ms)
       for (int waited = 0; waited < timeout_ms && atomic_load(&target_thread) != 0; waited++) nanosleep(&pause, NULL);
       pid_t expected = thread;
       // Not answered (SIGPROF blocked there, or the thread exited): withdraw the request.
-      if (!atomic_compare_exchange_strong(&target_thread, &expected, 0)) answered++;
+      if (!atomic_compare_exchange_strong(&target_thread, &expected, 0)) {
+        answered++;
+      } else {
+        withdrawn++;
+      }
     }
     closedir(tasks);
   }
-  // A request withdrawn late may still be pending on a thread: it finds no target and returns.
-  sigaction(SIGPROF, &previous, NULL);
+  // A withdrawn request stays pending on a thread that blocks SIGPROF, and is delivered if it
+  // ever unblocks it: with the default action that would end the process, so then our handler
+  // (which finds no target and returns) stays. Otherwise the previous action comes back.
+  int previous_is_default = !(previous.sa_flags & SA_SIGINFO) && previous.sa_handler == SIG_DFL;
+  if (!(withdrawn && previous_is_default)) sigaction(SIGPROF, &previous, NULL);
   pthread_mutex_unlock(&broadcast_lock);
   return answered;
 }

@@ -20,7 +20,7 @@ import Synchronization
 /// transition. Otherwise every call here does nothing: no file, no signal handler.
 public enum ChaosProbe {
   /// The protocol version this probe speaks (`protocol` in the `launch` event and the listing).
-  public static let protocolVersion = 1
+  public static let protocolVersion = 2
 
   /// What `attach(_:options:)` sets up under the harness.
   public struct Options: Sendable {
@@ -30,6 +30,13 @@ public enum ChaosProbe {
     /// Under the harness the default does not chain to the previous handler: the Swift
     /// runtime's backtracer would add ~100 ms to every crash (and wait for a key on a TTY).
     public var crashCaptureOptions: CrashCapture.Options
+
+    /// Protocol v2: whether the app's repair leads to the relaunch (it calls
+    /// `protectFinished()`, or uses the async `launch`). `chaos explore` predicts from it.
+    public var relaunchesAfterRepair = true
+    /// Protocol v2: whether the app reads `CHAOS_APP` to shape its protection (only the
+    /// reference app does); `chaos explore` generates configurations only for such targets.
+    public var acceptsAppConfiguration = false
 
     /// Default options.
     public init() {
@@ -88,7 +95,7 @@ public enum ChaosProbe {
       state.declared = LaunchOrganizer.failpointNames + state.declared
       return state.declared
     }
-    if request.listFailpoints { FailpointListing.print(declared) }
+    if request.listFailpoints { FailpointListing.print(declared, acceptsApp: options.acceptsAppConfiguration) }
     guard let path = request.events else { return }
     guard let log = EventLog(path: path) else {
       fail("cannot open CHAOS_EVENTS '\(path)': \(String(cString: strerror(errno)))")
@@ -109,7 +116,8 @@ public enum ChaosProbe {
         log.emit("crash_capture_unavailable", ["detail": error.description])
       }
     }
-    organizer.addObserver { event in EventTranslation.emit(event, to: log) }
+    let declaration = PolicyDeclaration(organizer: organizer.configuration, options: options)
+    organizer.addObserver { event in EventTranslation.emit(event, to: log, declaring: declaration) }
   }
 
   /// Writes an app-defined event (`{"event": name, "pid", "t", fields…}`) to the events file;

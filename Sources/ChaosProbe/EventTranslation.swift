@@ -2,7 +2,7 @@ import LaunchProtection
 
 /// Turns LaunchProtection's observer events into protocol events.
 enum EventTranslation {
-  static func emit(_ event: LaunchProtectionEvent, to log: EventLog) {
+  static func emit(_ event: LaunchProtectionEvent, to log: EventLog, declaring declaration: PolicyDeclaration) {
     switch event {
     case .launch(let decision):
       var fields: [String: Any] = [
@@ -13,6 +13,7 @@ enum EventTranslation {
       ]
       if case .protect(let level) = decision.mode { fields["level"] = level.number }
       if decision.exhausted { fields["exhausted"] = true }
+      if let policy = decision.policy { fields["policy"] = declaration.fields(policy) }
       if let crash = decision.previousCrash {
         fields["previous_crash"] = [
           "type": crash.type, "detail": crash.detail ?? "", "after_launch": crash.afterLaunch,

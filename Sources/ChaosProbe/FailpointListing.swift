@@ -4,11 +4,12 @@ import Foundation
 /// `CHAOS_LIST_FAILPOINTS=1`: the declared failpoints as one JSON object on stdout, so the
 /// harness can check scenarios against the target (and `chaos explore` can aim at them).
 enum FailpointListing {
-  /// Prints `{"failpoints": [...], "protocol": 1}` and exits 0.
-  static func print(_ declared: [String]) -> Never {
+  /// Prints `{"accepts_app": false, "failpoints": [...], "protocol": 2}` and exits 0.
+  static func print(_ declared: [String], acceptsApp: Bool) -> Never {
     let object: [String: Any] = [
       "protocol": ChaosProbe.protocolVersion,
       "failpoints": Array(Set(declared)).sorted(),
+      "accepts_app": acceptsApp,
     ]
     var data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
     data.append(0x0A)

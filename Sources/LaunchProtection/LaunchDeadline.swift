@@ -66,9 +66,7 @@ final class LaunchDeadline: Sendable {
   }
 
   private func start() {
-    let thread = Thread { [self] in watch() }
-    thread.name = "launch-deadline"
-    thread.start()
+    QuietThread.start(name: "launch-deadline") { [self] in watch() }
   }
 
   /// Waits for the armed phase's expiry; a re-arm or disarm wakes it to look again.

@@ -50,6 +50,9 @@ public struct LaunchDecision: Sendable, Equatable {
   public var previousCrash: CrashCause?
   /// Protect mode past the last level: the policy's `exhausted` action applies.
   public var exhausted: Bool = false
+  /// The policy the decision was made with (for observers that report it, e.g. ChaosProbe's
+  /// protocol v2 `launch` event).
+  public var policy: ProtectionPolicy?
 
   public static func == (lhs: LaunchDecision, rhs: LaunchDecision) -> Bool {
     lhs.count == rhs.count && lhs.previousCount == rhs.previousCount && lhs.countedCrashes == rhs.countedCrashes

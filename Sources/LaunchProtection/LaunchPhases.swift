@@ -173,6 +173,6 @@ extension LaunchOrganizer {
     return LaunchDecision(
       count: count, previousCount: previousCount, countedCrashes: counted, ignored: ignored,
       resetByNewBinary: resetByNewBinary, mode: mode, problems: [], previousCrash: previousCrash,
-      exhausted: mode != .normal && policy.isExhausted(previousAttempt: attempt))
+      exhausted: mode != .normal && policy.isExhausted(previousAttempt: attempt), policy: policy)
   }
 }

@@ -35,6 +35,16 @@ public struct ProtectionPolicy: Sendable {
     self.decide = decide
   }
 
+  /// Whether the app's closure decides (the seed's `shouldProtect`) instead of a ladder.
+  public var isCustom: Bool { decide != nil }
+
+  /// Whether this policy protects at `count` consecutive launch crashes (the level aside).
+  /// For a custom policy this calls the app's closure, which must be a pure function of the count.
+  public func protects(count: Int) -> Bool {
+    if let decide { return decide(count) }
+    return levels.contains { count >= $0.minimumCrashes }
+  }
+
   /// The same policy with another action for exhausted levels.
   public func whenExhausted(_ action: ExhaustedLevels) -> ProtectionPolicy {
     var policy = self

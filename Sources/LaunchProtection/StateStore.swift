@@ -65,7 +65,13 @@ public final class StateStore: Sendable {
   ) {
     var problems: [StateProblem] = []
     if mkdir(directory, 0o755) != 0, errno != EEXIST {
-      problems.append(.writeFailed(path: directory, operation: "mkdir", errno: errno))
+      // A missing parent (`/var/lib/app/launch` before `/var/lib/app` exists): create the path.
+      let code = errno
+      if code != ENOENT
+        || (try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)) == nil
+      {
+        problems.append(.writeFailed(path: directory, operation: "mkdir", errno: code))
+      }
     }
     let lock: FileLock?
     switch FileLock.acquire(path: lockPath, timeout: lockTimeout) {

@@ -76,7 +76,7 @@ final class StopSignal: Sendable {
   }
 
   private func startWatcher(readFD: Int32) {
-    let thread = Thread { [self] in
+    QuietThread.start(name: "launch-stop-watcher") { [self] in
       var byte: UInt8 = 0
       while true {
         let count = read(readFD, &byte, 1)
@@ -84,10 +84,9 @@ final class StopSignal: Sendable {
         guard count == 1 else { return }
         let organizer = state.withLock { $0.watch.organizer }
         organizer?.stopRequested()
+        lcc_stop_signal_recorded()
         if lcc_stop_signal_should_terminate() != 0 { lcc_stop_signal_terminate() }
       }
     }
-    thread.name = "launch-stop-watcher"
-    thread.start()
   }
 }

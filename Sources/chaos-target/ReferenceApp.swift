@@ -46,9 +46,12 @@ final class ReferenceApp: Sendable {
     probe.crashCaptureOptions.chainToPreviousHandler = configuration.chain ?? false
     probe.crashCaptureOptions.maxFrames = configuration.maxFrames ?? 128
     probe.crashCaptureOptions.prefaultUnwindTables = configuration.prefault ?? true
+    probe.acceptsAppConfiguration = true
+    probe.relaunchesAfterRepair = configuration.protectFinish != .never
     ChaosProbe.attach(organizer, options: probe)
 
     if configuration.sigtermSource == "before_launch" { startGracefulShutdownSource() }
+    if configuration.stayUp == true, configuration.sigtermSource == nil { TerminationPipe.install() }
     switch configuration.launchOn ?? (configuration.launchOnThread == true ? "thread" : "main") {
     case "thread":
       // The launch on a thread of its own while the main thread waits (a hang's report then
@@ -225,22 +228,44 @@ final class ReferenceApp: Sendable {
 
   /// Up until SIGTERM/SIGINT, sending systemd watchdog keep-alives at half its interval.
   private func waitForTermination() {
-    var signals = sigset_t()
-    sigemptyset(&signals)
-    sigaddset(&signals, SIGTERM)
-    sigaddset(&signals, SIGINT)
-    sigprocmask(SIG_BLOCK, &signals, nil)
     let interval = (configuration.keepAlive ?? true) ? SystemdNotify.watchdogInterval : nil
-    guard let interval else {
-      var received: Int32 = 0
-      sigwait(&signals, &received)
-      return
-    }
-    let half = interval.wholeMicroseconds / 2
-    var timeout = timespec(tv_sec: Int(half / 1_000_000), tv_nsec: Int(half % 1_000_000) * 1000)
+    let timeout = interval.map { Int32($0.wholeMicroseconds / 2000) } ?? -1
+    var descriptor = pollfd(fd: TerminationPipe.readEnd, events: Int16(POLLIN), revents: 0)
     while true {
-      organizer.keepAlive()
-      if sigtimedwait(&signals, nil, &timeout) > 0 { return }
+      if interval != nil { organizer.keepAlive() }
+      if poll(&descriptor, 1, timeout) > 0 { return }
+    }
+  }
+}
+
+/// A daemon's own SIGTERM/SIGINT handling, installed before the launch (as a daemon sets up its
+/// signals before it announces readiness): once launched, the handler wakes the main thread
+/// through a pipe for a clean exit 0; during the launch it takes the default action — after the
+/// organizer's handler, installed on top and chaining to it, recorded the stop.
+enum TerminationPipe {
+  nonisolated(unsafe) static var readEnd: Int32 = -1
+  nonisolated(unsafe) static var writeEnd: Int32 = -1
+
+  static func install() {
+    var fds: [Int32] = [-1, -1]
+    guard pipe(&fds) == 0 else { return }
+    readEnd = fds[0]
+    writeEnd = fds[1]
+    for signal in [SIGTERM, SIGINT] {
+      var action = sigaction()
+      action.__sigaction_handler.sa_handler = { signal in
+        // write(2), signal(2), raise(3): async-signal-safe.
+        if CrashCapture.isLaunchFinished {
+          var byte: UInt8 = 1
+          _ = write(TerminationPipe.writeEnd, &byte, 1)
+        } else {
+          Glibc.signal(signal, SIG_DFL)
+          raise(signal)
+        }
+      }
+      sigemptyset(&action.sa_mask)
+      action.sa_flags = SA_RESTART
+      sigaction(signal, &action, nil)
     }
   }
 }

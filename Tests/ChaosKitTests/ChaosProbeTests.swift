@@ -46,7 +46,8 @@ final class ChaosProbeTests: XCTestCase {
       unsetting: ["CHAOS_EVENTS"], in: directory)
     XCTAssertEqual(end, .exited(0))
     let object = try JSONDecoder().decode([String: JSONValue].self, from: Data(stdout.utf8))
-    XCTAssertEqual(object["protocol"], .number(1))
+    XCTAssertEqual(object["protocol"], .number(2))
+    XCTAssertEqual(object["accepts_app"], .bool(true), "the reference app reads CHAOS_APP")
     let names = Set((object["failpoints"]?.array ?? []).compactMap(\.string))
     for expected in ["task.network", "task.search", "launch.begin", "protect.finish", "store.fsync", "life.*"] {
       XCTAssertTrue(names.contains(expected), "\(expected) missing from \(names.sorted())")

@@ -62,6 +62,6 @@ struct ForeignTargetTests {
       target: nil, artifacts: folder.file("artifacts"))
     #expect(result.status == "error")
     #expect(
-      result.messages.joined().contains("missing.yaml:3:0: target 'no-such-program' not found"), "\(result.messages)")
+      result.messages.joined().contains("missing.yaml:3:1: target 'no-such-program' not found"), "\(result.messages)")
   }
 }

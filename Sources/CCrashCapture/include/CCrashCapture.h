@@ -96,6 +96,12 @@ int lcc_stop_signal_uninstall(void);
 /// Whether our handler is SIGTERM's current disposition.
 int lcc_stop_signal_is_current(void);
 
+/// The watcher recorded the stop in the sentinel: a handler waiting to chain may go on.
+void lcc_stop_signal_recorded(void);
+
+/// Whether `lcc_set_launch_finished(1)` was called (async-signal-safe).
+int lcc_launch_finished(void);
+
 /// After a stop was recorded: whether the process must now end by SIGTERM itself (the
 /// disposition our handler stands for is the default one).
 int lcc_stop_signal_should_terminate(void);

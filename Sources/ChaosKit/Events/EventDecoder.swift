@@ -17,8 +17,8 @@ public struct EventDecodingError: Error, CustomStringConvertible, Equatable {
 /// A truncated last line (the process died mid-write, so it has no newline) is tolerated and
 /// reported; any other malformed line is an error naming the file, the line and the cause.
 public enum EventDecoder {
-  /// The protocol schema this decoder reads.
-  public static let schemaVersion = 1
+  /// The newest protocol this decoder reads (it reads every earlier one too: versions only add).
+  public static let schemaVersion = 2
 
   /// Fields each known event must carry, beyond `event`, `pid` and `t`.
   public static let requiredFields: [String: [String]] = [

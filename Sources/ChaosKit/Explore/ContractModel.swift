@@ -70,7 +70,9 @@ public struct ExplorationStep: Sendable, Equatable {
   }
 }
 
-/// The protection configuration of a generated sequence (the reference app's `CHAOS_APP`).
+/// The protection configuration of a sequence: generated (the reference app's `CHAOS_APP`,
+/// for targets that accept it) or declared by the target (protocol 2: the `launch` event's
+/// `policy`), in which case nothing is sent and the model predicts from what was declared.
 public struct ExplorationApp: Sendable, Equatable {
   /// `threshold` policy, when `levels` is empty.
   public var threshold: Int
@@ -80,6 +82,22 @@ public struct ExplorationApp: Sendable, Equatable {
   public var protectFinishes: Bool
   /// Life actions the app adds (each gives a `life.<key>` failpoint).
   public var lifeActions: [String]
+  /// A custom policy (the seed's `shouldProtect` closure): the counts at which it protects,
+  /// sampled by the target (counts past the last sample behave like the last one).
+  public var customProtectsAt: [Int]?
+  /// The exit status of an exhausted ladder (`whenExhausted(.exit(status:))`); nil: the last level repeats.
+  public var exhaustedExitStatus: Int32?
+  /// `launchDeadline`: a hang during the launch ends by SIGABRT and counts.
+  public var deadlineSeconds: Double?
+  /// The filters of the "What counts" table the target keeps.
+  public var ignoresTermination = true
+  public var ignoresReboots = true
+  public var resetsOnNewBinary = true
+  /// The target stated this policy (protocol 2) instead of taking it from `CHAOS_APP`.
+  public var declared = false
+  /// The target stays up after `launching_finished` (a daemon): each launch is stopped with
+  /// SIGTERM as a supervisor would, and must exit 0.
+  public var daemon = false
 
   /// A configuration.
   public init(threshold: Int, levels: [(name: String, at: Int)], protectFinishes: Bool, lifeActions: [String]) {
@@ -92,7 +110,10 @@ public struct ExplorationApp: Sendable, Equatable {
   public static func == (lhs: ExplorationApp, rhs: ExplorationApp) -> Bool {
     lhs.threshold == rhs.threshold && lhs.levels.map(\.name) == rhs.levels.map(\.name)
       && lhs.levels.map(\.at) == rhs.levels.map(\.at) && lhs.protectFinishes == rhs.protectFinishes
-      && lhs.lifeActions == rhs.lifeActions
+      && lhs.lifeActions == rhs.lifeActions && lhs.customProtectsAt == rhs.customProtectsAt
+      && lhs.exhaustedExitStatus == rhs.exhaustedExitStatus && lhs.deadlineSeconds == rhs.deadlineSeconds
+      && lhs.ignoresTermination == rhs.ignoresTermination && lhs.ignoresReboots == rhs.ignoresReboots
+      && lhs.resetsOnNewBinary == rhs.resetsOnNewBinary && lhs.declared == rhs.declared && lhs.daemon == rhs.daemon
   }
 
   /// As `CHAOS_APP` fields.
@@ -101,6 +122,7 @@ public struct ExplorationApp: Sendable, Equatable {
       "protect_finish": .string(protectFinishes ? "immediate" : "never"),
       "life_actions": .array(lifeActions.map(JSONValue.string)),
     ]
+    if let exhaustedExitStatus { fields["exhausted"] = .string("exit(\(exhaustedExitStatus))") }
     if levels.isEmpty {
       fields["threshold"] = .number(Double(threshold))
     } else {
@@ -146,6 +168,12 @@ public struct ContractModel: Sendable, Equatable {
   /// The level the organizer picks for `count` (ProtectionPolicy: threshold or escalation;
   /// a launch that died while attempting level N moves to N + 1).
   static func level(_ app: ExplorationApp, count: Int, previousAttempt: Int?) -> Int? {
+    if let protectsAt = app.customProtectsAt {
+      // The closure decides; a `true` answer escalates 1, 2, 3... while repairs keep dying.
+      let sampled = min(count, PolicyFacts.lastSampledCount)
+      guard protectsAt.contains(sampled) else { return nil }
+      return (previousAttempt ?? 0) + 1
+    }
     if app.levels.isEmpty {
       guard count >= max(1, app.threshold) else { return nil }
       return 1
@@ -173,9 +201,15 @@ public struct ContractModel: Sendable, Equatable {
   }
 
   /// Applies `step` and returns what it must show.
+  /// Whether the launch that died while attempting `previousAttempt` used the ladder's last level.
+  static func exhausted(_ app: ExplorationApp, previousAttempt: Int?) -> Bool {
+    guard app.customProtectsAt == nil, let previousAttempt else { return false }
+    return previousAttempt >= max(1, app.levels.count)
+  }
+
   public mutating func step(_ step: ExplorationStep, app: ExplorationApp) -> Prediction {
     switch step.edit {
-    case .reboot: deadSentinel = false
+    case .reboot: if app.ignoresReboots { deadSentinel = false }
     case .newBinary: break  // applied after counting, below
     case .corruptState, .truncatedState: self = ContractModel()
     case .reusedPid, nil: break
@@ -188,7 +222,7 @@ public struct ContractModel: Sendable, Equatable {
     }
     deadSentinel = false
     terminatedSentinel = false
-    if step.edit == .newBinary {
+    if step.edit == .newBinary, app.resetsOnNewBinary {
       count = 0
       attemptedLevel = nil
       previousAttempt = nil
@@ -200,6 +234,15 @@ public struct ContractModel: Sendable, Equatable {
     var prediction = Prediction(
       outcome: .finished, signal: nil, exitCode: nil, count: count, mode: level == nil ? "normal" : "protect",
       level: level, relaunched: false, stateCount: count, attemptedLevel: attemptedLevel ?? 0, fired: nil)
+    if level != nil, let status = app.exhaustedExitStatus, Self.exhausted(app, previousAttempt: previousAttempt) {
+      // Every level failed: the process exits with the declared status before any repair or
+      // launch code, and the next launch counts it (a non-zero exit).
+      prediction.outcome = .exit
+      prediction.exitCode = status
+      prediction.mode = "protect"
+      deadSentinel = sentinelWritten
+      return prediction
+    }
 
     // 3. Run: where does the injected fault fire?
     let protect = level != nil
@@ -244,10 +287,15 @@ public struct ContractModel: Sendable, Equatable {
       if terminated {
         prediction.outcome = .crash
         prediction.signal = SIGTERM
-        terminatedSentinel = true
+        if app.ignoresTermination {
+          terminatedSentinel = true
+        } else {
+          deadSentinel = sentinelWritten
+        }
         return prediction
       }
-      let end = kind!.end
+      var end = kind!.end
+      if kind == .hang, app.deadlineSeconds != nil { end = (.crash, SIGABRT, nil) }  // the launch deadline ends it
       prediction.outcome = end.outcome
       prediction.signal = end.signal
       prediction.exitCode = end.exitCode
@@ -274,4 +322,10 @@ public struct ContractModel: Sendable, Equatable {
     }
     return prediction
   }
+}
+
+/// Limits of what a target declares (Docs/Protocol.md, protocol 2).
+enum PolicyFacts {
+  /// A custom policy's closure is sampled at counts 0...64.
+  static let lastSampledCount = 64
 }

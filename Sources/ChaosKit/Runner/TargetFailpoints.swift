@@ -11,6 +11,9 @@ public enum TargetFailpoints {
     public var failpoints: [String]
     /// The protocol version the target speaks.
     public var protocolVersion: Int
+    /// Whether it reads `CHAOS_APP` (protocol 2 `accepts_app`; protocol 1 targets are assumed
+    /// to, as the reference app did), so `chaos explore` may generate configurations for it.
+    public var acceptsApp: Bool
   }
 
   private static let cache = Mutex([String: Listing?]())
@@ -53,6 +56,9 @@ public enum TargetFailpoints {
       let object = try? JSONDecoder().decode([String: JSONValue].self, from: data),
       case .array(let names)? = object["failpoints"]
     else { return nil }
-    return Listing(failpoints: names.compactMap(\.string), protocolVersion: object["protocol"]?.int ?? 1)
+    let version = object["protocol"]?.int ?? 1
+    return Listing(
+      failpoints: names.compactMap(\.string), protocolVersion: version,
+      acceptsApp: object["accepts_app"]?.bool ?? (version < 2))
   }
 }

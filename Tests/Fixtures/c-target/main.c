@@ -272,7 +272,8 @@ static void launch(int count) {
 int main(void) {
   const char *list = getenv("CHAOS_LIST_FAILPOINTS");
   if (list && strcmp(list, "") && strcmp(list, "0")) {
-    printf("{\"failpoints\":[\"launch.begin\",\"protect.begin\",\"task.load_config\",\"task.serve\"],\"protocol\":1}\n");
+    printf("{\"accepts_app\":true,\"failpoints\":[\"launch.begin\",\"protect.begin\",\"task.load_config\","
+           "\"task.serve\"],\"protocol\":2}\n");
     return 0;
   }
   const char *directory = getenv("CHAOS_STATE_DIR");
@@ -295,9 +296,14 @@ int main(void) {
   if (unfinished) count += 1;  // the previous launch died before finishing
   write_state(count, 1);       // the sentinel, durably, before any launch code
   int protect = count >= threshold;
-  char fields[256];
-  snprintf(fields, sizeof fields, "\"count\":%d,\"mode\":\"%s\"%s", count, protect ? "protect" : "normal",
-           protect ? ",\"level\":1" : "");
+  char fields[768];
+  // Protocol 2: the policy this target keeps — one level at the threshold that repeats, a
+  // relaunch after the repair, and no filters (SIGTERM, reboots and new binaries all count).
+  snprintf(fields, sizeof fields,
+           "\"count\":%d,\"mode\":\"%s\"%s,\"protocol\":2,\"policy\":{\"kind\":\"ladder\",\"levels\":"
+           "[{\"name\":\"reset\",\"at\":%d}],\"exhausted\":\"repeat-last-level\",\"relaunches\":true,"
+           "\"ignore_termination\":false,\"ignore_reboots\":false,\"reset_on_new_binary\":false}",
+           count, protect ? "protect" : "normal", protect ? ",\"level\":1" : "", threshold);
   emit("launch", fields);
   if (protect) {
     snprintf(fields, sizeof fields, "\"count\":%d,\"level\":1", count);

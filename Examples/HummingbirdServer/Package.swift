@@ -1,0 +1,38 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// A Hummingbird 2 key-value server protected by LaunchProtection (async API, ServiceLifecycle
+// service, swift-log events) and made a chaos target with ChaosProbe; its own scenarios run from
+// its own tests through ChaosKit.
+let package = Package(
+  name: "HummingbirdServer",
+  platforms: [.macOS(.v15)],
+  dependencies: [
+    // In your project: .package(url: "<LaunchChaos repository>", from: "…")
+    .package(name: "LaunchChaos", path: "../.."),
+    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
+    .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.5.0"),
+  ],
+  targets: [
+    .executableTarget(
+      name: "hbkv",
+      dependencies: [
+        .product(name: "LaunchProtection", package: "LaunchChaos"),
+        .product(name: "LaunchProtectionServiceLifecycle", package: "LaunchChaos"),
+        .product(name: "LaunchProtectionLogging", package: "LaunchChaos"),
+        .product(name: "ChaosProbe", package: "LaunchChaos"),
+        .product(name: "Failpoints", package: "LaunchChaos"),
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "Logging", package: "swift-log"),
+      ]
+    ),
+    .testTarget(
+      name: "HummingbirdServerTests",
+      // hbkv is a dependency so that `swift test` builds the server the scenarios launch.
+      dependencies: ["hbkv", .product(name: "ChaosKit", package: "LaunchChaos")]
+    ),
+  ],
+  swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,122 @@
+import LaunchProtection
+import Logging
+
+/// Logs every `LaunchProtectionEvent` through a swift-log `Logger`: the event's readable
+/// description as the message, its facts as metadata (`launch.event`, `launch.count`,
+/// `launch.level`, `launch.mode`, `launch.reason`, `launch.phase`, `launch.pid`…).
+///
+/// ```swift
+/// organizer.log(to: logger)                                   // or:
+/// organizer.addObserver(LaunchEventLogger(logger).callAsFunction)
+/// ```
+///
+/// Levels: problems with the persisted state, exhausted repair levels and a launch past its
+/// deadline are `.error`; entering protect mode and a crash record are `.warning`; a stop
+/// request and a held action are `.notice`; everything else is `.info`.
+public struct LaunchEventLogger: Sendable {
+  /// The logger events go to.
+  public var logger: Logger
+
+  /// Logs through `logger`.
+  public init(_ logger: Logger) {
+    self.logger = logger
+  }
+
+  /// Logs one event (the shape `LaunchOrganizer.addObserver` takes).
+  public func callAsFunction(_ event: LaunchProtectionEvent) {
+    logger.log(
+      level: Self.level(of: event), "\(event.description)", metadata: Self.metadata(of: event),
+      source: "LaunchProtection")
+  }
+
+  /// The level `event` is logged at.
+  public static func level(of event: LaunchProtectionEvent) -> Logger.Level {
+    switch event {
+    case .stateProblem, .levelsExhausted, .launchDeadlineExceeded: .error
+    case .protectEnter, .exceptionRecorded: .warning
+    case .launch(let decision): decision.count > 0 || !decision.problems.isEmpty ? .notice : .info
+    case .stopRequested, .uncountedExit: .notice
+    case .lifeAction(_, let outcome): outcome == .ran || outcome == .performed ? .info : .notice
+    case .protectFinish, .relaunch, .launchingFinished: .info
+    }
+  }
+
+  /// The metadata logged with `event`.
+  public static func metadata(of event: LaunchProtectionEvent) -> Logger.Metadata {
+    var metadata: Logger.Metadata = ["launch.event": "\(name(of: event))"]
+    switch event {
+    case .launch(let decision):
+      metadata["launch.count"] = "\(decision.count)"
+      metadata["launch.previous_count"] = "\(decision.previousCount)"
+      metadata["launch.mode"] = "\(decision.mode)"
+      if case .protect(let level) = decision.mode { add(level, to: &metadata) }
+      if !decision.countedCrashes.isEmpty {
+        metadata["launch.counted"] = .array(decision.countedCrashes.map { "\($0.process.pid)" })
+      }
+      if !decision.ignored.isEmpty {
+        metadata["launch.ignored"] = .array(
+          decision.ignored.map { .dictionary(["pid": "\($0.record.process.pid)", "reason": "\($0.reason.rawValue)"]) })
+      }
+      if decision.resetByNewBinary { metadata["launch.reset_by_new_binary"] = "true" }
+      if decision.exhausted { metadata["launch.exhausted"] = "true" }
+      if let crash = decision.previousCrash { metadata["launch.previous_crash"] = "\(crash.type)" }
+    case .protectEnter(let count, let level):
+      metadata["launch.count"] = "\(count)"
+      add(level, to: &metadata)
+    case .protectFinish(let level):
+      add(level, to: &metadata)
+    case .lifeAction(let key, let outcome):
+      metadata["launch.action"] = "\(key)"
+      metadata["launch.outcome"] = "\(outcome.rawValue)"
+    case .stateProblem(let problem):
+      metadata["launch.problem"] = "\(problem.kind)"
+    case .exceptionRecorded(let cause):
+      metadata["launch.cause"] = "\(cause.type)"
+      metadata["launch.after_launch"] = "\(cause.afterLaunch)"
+      if let pid = cause.pid { metadata["launch.pid"] = "\(pid)" }
+    case .uncountedExit(let reason):
+      metadata["launch.reason"] = "\(reason.rawValue)"
+    case .launchDeadlineExceeded(let phase, let deadline):
+      metadata["launch.phase"] = "\(phase)"
+      metadata["launch.deadline"] = "\(deadline)"
+    case .levelsExhausted(let count, let level, let action):
+      metadata["launch.count"] = "\(count)"
+      add(level, to: &metadata)
+      metadata["launch.exhausted_action"] = "\(action)"
+    case .relaunch, .launchingFinished, .stopRequested:
+      break
+    }
+    return metadata
+  }
+
+  /// A short machine-readable name for `event` (`launch.event` in the metadata).
+  public static func name(of event: LaunchProtectionEvent) -> String {
+    switch event {
+    case .launch: "launch"
+    case .protectEnter: "protect_enter"
+    case .protectFinish: "protect_finish"
+    case .relaunch: "relaunch"
+    case .launchingFinished: "launching_finished"
+    case .lifeAction: "life_action"
+    case .stateProblem: "state_problem"
+    case .exceptionRecorded: "exception_recorded"
+    case .uncountedExit: "uncounted_exit"
+    case .launchDeadlineExceeded: "launch_hang"
+    case .stopRequested: "stop_requested"
+    case .levelsExhausted: "protect_exhausted"
+    }
+  }
+
+  private static func add(_ level: ProtectLevel, to metadata: inout Logger.Metadata) {
+    metadata["launch.level"] = "\(level.number)"
+    metadata["launch.level_name"] = "\(level.name)"
+  }
+}
+
+extension LaunchOrganizer {
+  /// Logs every event of this organizer through `logger` (see `LaunchEventLogger`). Call it
+  /// before the launch starts, like any observer.
+  public func log(to logger: Logger) {
+    addObserver(LaunchEventLogger(logger).callAsFunction)
+  }
+}
