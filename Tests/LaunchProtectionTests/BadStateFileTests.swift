@@ -98,14 +98,20 @@ final class BadStateFileTests: XCTestCase {
     }
   }
 
-  func testAMaximalCountWithADeadSentinelIsCorruptNotATrap() throws {
-    // Found by an adversary: this file made every launch trap in the increment, forever.
-    let launches = SimulatedLaunches()
-    let text = try replacing("consecutiveCrashes", in: try realState(launches), with: "9223372036854775807")
+  /// One launch of a threshold-2 organizer over the state file `text`.
+  private func launch(_ launches: SimulatedLaunches, over text: String) throws -> LaunchOrganizer {
     try FileManager.default.createDirectory(atPath: launches.stateDirectory, withIntermediateDirectories: true)
     try Data(text.utf8).write(to: URL(fileURLWithPath: launches.stateDirectory + "/launch-state.json"))
     let organizer = launches.organizer()
     organizer.finishLaunching(policy: .threshold(2), launch: {}, protect: { _ in })
+    return organizer
+  }
+
+  func testAMaximalCountWithADeadSentinelIsCorruptNotATrap() throws {
+    // Found by an adversary: this file made every launch trap in the increment, forever.
+    let launches = SimulatedLaunches()
+    let text = try replacing("consecutiveCrashes", in: try realState(launches), with: "9223372036854775807")
+    let organizer = try launch(launches, over: text)
     guard case .corrupt(_, _, let detail) = organizer.decision?.problems.first else {
       return XCTFail("expected corrupt, got \(String(describing: organizer.decision?.problems))")
     }
@@ -116,10 +122,7 @@ final class BadStateFileTests: XCTestCase {
   func testNegativeCountsAreRejected() throws {
     let launches = SimulatedLaunches()
     let text = try replacing("consecutiveCrashes", in: try realState(launches), with: "-9223372036854775807")
-    try FileManager.default.createDirectory(atPath: launches.stateDirectory, withIntermediateDirectories: true)
-    try Data(text.utf8).write(to: URL(fileURLWithPath: launches.stateDirectory + "/launch-state.json"))
-    let organizer = launches.organizer()
-    organizer.finishLaunching(policy: .threshold(2), launch: {}, protect: { _ in })
+    let organizer = try launch(launches, over: text)
     XCTAssertEqual(organizer.decision?.count, 0)
     XCTAssertEqual(organizer.decision?.problems.first?.kind, "corrupt")
   }
@@ -128,10 +131,7 @@ final class BadStateFileTests: XCTestCase {
     let launches = SimulatedLaunches()
     let text = try replacing(
       "consecutiveCrashes", in: try realState(launches), with: "\(LaunchState.maximumCount)")
-    try FileManager.default.createDirectory(atPath: launches.stateDirectory, withIntermediateDirectories: true)
-    try Data(text.utf8).write(to: URL(fileURLWithPath: launches.stateDirectory + "/launch-state.json"))
-    let organizer = launches.organizer()
-    organizer.finishLaunching(policy: .threshold(2), launch: {}, protect: { _ in })
+    let organizer = try launch(launches, over: text)
     XCTAssertEqual(organizer.decision?.problems, [])
     XCTAssertEqual(organizer.decision?.count, LaunchState.maximumCount, "the dead launch is counted, saturating")
     XCTAssertEqual(try launches.state()?.consecutiveCrashes, LaunchState.maximumCount)
