@@ -1,0 +1,151 @@
+import Foundation
+
+/// A fault `chaos explore` injects at a failpoint.
+public enum FaultKind: String, CaseIterable, Sendable, Codable {
+  case segv, bus, fpe, abort, trap, fatal, unwrap, overflow, oob, stackoverflow, kill, hang
+  case exitNonzero = "exit(3)"
+  case exitZero = "exit(0)"
+  case threadSegv = "thread(segv)"
+  case ioError = "return(EIO)"
+
+  /// How the process ends when this fault fires.
+  var end: (outcome: Outcome, signal: Int32?, exitCode: Int32?) {
+    switch self {
+    case .segv, .stackoverflow, .threadSegv: (.crash, SIGSEGV, nil)
+    case .bus: (.crash, SIGBUS, nil)
+    case .fpe: (.crash, SIGFPE, nil)
+    case .abort: (.crash, SIGABRT, nil)
+    case .trap: (.crash, SIGTRAP, nil)
+    case .fatal, .unwrap, .overflow, .oob: (.crash, SIGILL, nil)
+    case .kill: (.killed, nil, nil)
+    case .hang: (.timeout, nil, nil)
+    case .exitNonzero: (.exit, nil, 3)
+    case .exitZero: (.exit, nil, 0)
+    // A failing task: the reference app exits 4 (a launch whose tasks failed did not finish).
+    case .ioError: (.exit, nil, 4)
+    }
+  }
+
+  /// Whether the next launch counts a launch that died this way before finishing.
+  var counts: Bool { self != .exitZero }
+}
+
+/// Something done to the state or the binary before a launch.
+public enum StateEdit: String, Sendable, Codable, CaseIterable {
+  /// The machine "rebooted": the unfinished launch's boot id changes.
+  case reboot
+  /// A new build of the target.
+  case newBinary
+  /// Garbage state file.
+  case corruptState
+  /// A state file cut mid-way.
+  case truncatedState
+  /// The dead launch's pid now belongs to another live process (a different start time).
+  case reusedPid
+}
+
+/// What a generated launch does.
+public enum LaunchAction: Sendable, Equatable {
+  /// Nothing injected.
+  case clean
+  /// A fault at a failpoint.
+  case fault(point: String, kind: FaultKind)
+  /// SIGTERM while the launch is held at `point` (a clean shutdown, never counted).
+  case sigterm(point: String)
+  /// The first durable write of the launch fails with EIO (at `store.write`, a step of every durability mode).
+  case storageError
+}
+
+/// One generated launch.
+public struct ExplorationStep: Sendable, Equatable {
+  /// Applied before the launch.
+  public var edit: StateEdit?
+  /// What happens in it.
+  public var action: LaunchAction
+
+  /// A launch.
+  public init(edit: StateEdit?, action: LaunchAction) {
+    self.edit = edit
+    self.action = action
+  }
+}
+
+/// The protection configuration of a sequence: generated (the reference app's `CHAOS_APP`,
+/// for targets that accept it) or declared by the target (protocol 2: the `launch` event's
+/// `policy`), in which case nothing is sent and the model predicts from what was declared.
+public struct ExplorationApp: Sendable, Equatable {
+  /// `threshold` policy, when `levels` is empty.
+  public var threshold: Int
+  /// Escalation levels: (name, at).
+  public var levels: [(name: String, at: Int)]
+  /// Whether the repair calls `protectFinished()` (`immediate`) or never does.
+  public var protectFinishes: Bool
+  /// Life actions the app adds (each gives a `life.<key>` failpoint).
+  public var lifeActions: [String]
+  /// A custom policy (the seed's `shouldProtect` closure): the counts at which it protects,
+  /// sampled by the target (counts past the last sample behave like the last one).
+  public var customProtectsAt: [Int]?
+  /// The exit status of an exhausted ladder (`whenExhausted(.exit(status:))`); nil: the last level repeats.
+  public var exhaustedExitStatus: Int32?
+  /// `launchDeadline`: a hang during the launch ends by SIGABRT and counts.
+  public var deadlineSeconds: Double?
+  /// The filters of the "What counts" table the target keeps.
+  public var ignoresTermination = true
+  public var ignoresReboots = true
+  public var resetsOnNewBinary = true
+  /// The target stated this policy (protocol 2) instead of taking it from `CHAOS_APP`.
+  public var declared = false
+  /// The target stays up after `launching_finished` (a daemon): each launch is stopped with
+  /// SIGTERM as a supervisor would, and must exit 0.
+  public var daemon = false
+
+  /// A configuration.
+  public init(threshold: Int, levels: [(name: String, at: Int)], protectFinishes: Bool, lifeActions: [String]) {
+    self.threshold = threshold
+    self.levels = levels
+    self.protectFinishes = protectFinishes
+    self.lifeActions = lifeActions
+  }
+
+  public static func == (lhs: ExplorationApp, rhs: ExplorationApp) -> Bool {
+    lhs.threshold == rhs.threshold && lhs.levels.map(\.name) == rhs.levels.map(\.name)
+      && lhs.levels.map(\.at) == rhs.levels.map(\.at) && lhs.protectFinishes == rhs.protectFinishes
+      && lhs.lifeActions == rhs.lifeActions && lhs.customProtectsAt == rhs.customProtectsAt
+      && lhs.exhaustedExitStatus == rhs.exhaustedExitStatus && lhs.deadlineSeconds == rhs.deadlineSeconds
+      && lhs.ignoresTermination == rhs.ignoresTermination && lhs.ignoresReboots == rhs.ignoresReboots
+      && lhs.resetsOnNewBinary == rhs.resetsOnNewBinary && lhs.declared == rhs.declared && lhs.daemon == rhs.daemon
+  }
+
+  /// As `CHAOS_APP` fields.
+  var json: JSONValue {
+    var fields: [String: JSONValue] = [
+      "protect_finish": .string(protectFinishes ? "immediate" : "never"),
+      "life_actions": .array(lifeActions.map(JSONValue.string)),
+    ]
+    if let exhaustedExitStatus { fields["exhausted"] = .string("exit(\(exhaustedExitStatus))") }
+    if levels.isEmpty {
+      fields["threshold"] = .number(Double(threshold))
+    } else {
+      fields["levels"] = .array(
+        levels.map { .object(["name": .string($0.name), "at": .number(Double($0.at))]) })
+    }
+    return .object(fields)
+  }
+}
+
+/// What the contract says one launch must show.
+public struct Prediction: Sendable, Equatable {
+  public var outcome: Outcome
+  public var signal: Int32?
+  public var exitCode: Int32?
+  public var count: Int
+  public var mode: String
+  public var level: Int?
+  public var relaunched: Bool
+  /// The persisted count after the launch.
+  public var stateCount: Int
+  /// The persisted attempted level after the launch (0: none).
+  public var attemptedLevel: Int
+  /// Where the injected fault fired, if it did (for coverage).
+  public var fired: String?
+}
