@@ -60,8 +60,27 @@ public enum ChaosProbe {
   /// Declares failpoint names the app evaluates itself (a trailing `*` declares a prefix).
   /// `CHAOS_FAILPOINTS` naming anything undeclared is refused at `attach`.
   public static func declare(_ failpoints: [String]) {
+    declare(failpoints, phase: .launch)
+  }
+
+  /// Where the app evaluates a failpoint it declares (protocol 2: a harness that judges the
+  /// target, `chaos explore`, predicts what a fault there does from it).
+  public enum FailpointPhase: String, Sendable {
+    /// During the launch (or the relaunch after a repair): a fault there is a launch crash.
+    case launch
+    /// Inside the repair of protect mode: a fault there escalates.
+    case repair
+    /// After `launchingFinished()`: a fault there is never counted.
+    case afterLaunch = "after_launch"
+  }
+
+  /// Declares failpoint names the app evaluates itself in `phase`.
+  public static func declare(_ failpoints: [String], phase: FailpointPhase) {
     guard request.isActive else { return }
-    state.withLock { $0.declared += failpoints }
+    state.withLock { state in
+      state.declared += failpoints
+      if phase != .launch { for name in failpoints { state.phases[name] = phase.rawValue } }
+    }
   }
 
   /// Reports the workflow's task events (`task_start`, `task_end`, `task_failed`, `lifecycle`),
@@ -95,7 +114,10 @@ public enum ChaosProbe {
       state.declared = LaunchOrganizer.failpointNames + state.declared
       return state.declared
     }
-    if request.listFailpoints { FailpointListing.print(declared, acceptsApp: options.acceptsAppConfiguration) }
+    if request.listFailpoints {
+      FailpointListing.print(
+        declared, phases: state.withLock { $0.phases }, acceptsApp: options.acceptsAppConfiguration)
+    }
     guard let path = request.events else { return }
     guard let log = EventLog(path: path) else {
       fail("cannot open CHAOS_EVENTS '\(path)': \(String(cString: strerror(errno)))")
@@ -137,6 +159,8 @@ public enum ChaosProbe {
 
   struct State: Sendable {
     var declared: [String] = []
+    /// Declared names evaluated outside the launch phase.
+    var phases: [String: String] = [:]
     var log: EventLog?
   }
 

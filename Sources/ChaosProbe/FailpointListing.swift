@@ -4,11 +4,18 @@ import Foundation
 /// `CHAOS_LIST_FAILPOINTS=1`: the declared failpoints as one JSON object on stdout, so the
 /// harness can check scenarios against the target (and `chaos explore` can aim at them).
 enum FailpointListing {
-  /// Prints `{"accepts_app": false, "failpoints": [...], "protocol": 2}` and exits 0.
-  static func print(_ declared: [String], acceptsApp: Bool) -> Never {
+  /// Prints `{"accepts_app": false, "failpoints": [...], "phases": {...}, "protocol": 2}` and
+  /// exits 0. `phases` names the failpoints evaluated outside the launch (the organizer's own
+  /// `protect.*` in the repair, `life.*` after the launch, and the app's, as declared).
+  static func print(_ declared: [String], phases: [String: String], acceptsApp: Bool) -> Never {
+    var allPhases = phases
+    allPhases["protect.begin"] = "repair"
+    allPhases["protect.finish"] = "repair"
+    allPhases["life.*"] = "after_launch"
     let object: [String: Any] = [
       "protocol": ChaosProbe.protocolVersion,
       "failpoints": Array(Set(declared)).sorted(),
+      "phases": allPhases,
       "accepts_app": acceptsApp,
     ]
     var data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)

@@ -32,11 +32,15 @@ public enum LaunchOrganizerError: Error, Sendable, Equatable, CustomStringConver
 /// cooperative-pool thread; the deadline runs on its own thread.
 extension LaunchOrganizer {
   private static let storeQueue = DispatchQueue(label: "LaunchProtection.store")
+  /// Stop requests have their own queue: a stop must be recorded even while a launch step
+  /// queued before it hangs (found by `chaos explore`: SIGTERM during a hung
+  /// `launchingFinished` waited behind it, and the hang was then counted).
+  private static let stopQueue = DispatchQueue(label: "LaunchProtection.stop")
 
-  /// Runs `body` on the store's queue and waits for it without blocking a pool thread.
-  func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+  /// Runs `body` on `queue` and waits for it without blocking a pool thread.
+  func offPool<T: Sendable>(on queue: DispatchQueue = storeQueue, _ body: @escaping @Sendable () -> T) async -> T {
     await withCheckedContinuation { continuation in
-      Self.storeQueue.async { continuation.resume(returning: body()) }
+      queue.async { continuation.resume(returning: body()) }
     }
   }
 
@@ -82,6 +86,6 @@ extension LaunchOrganizer {
 
   /// A stop was requested (async form of `stopRequested()`, its write off the pool).
   public func stopRequested() async {
-    await offPool { [self] in stopRequested() }
+    await offPool(on: Self.stopQueue) { [self] in stopRequested() }
   }
 }

@@ -18,7 +18,7 @@ struct ExploreCommand: ParsableCommand {
 
       Examples:
         chaos explore --seed 1 --time 60s
-        chaos explore --target .build/debug/mydaemon --app '{"threshold": 3}' --sequences 200 --jobs 2
+        chaos explore --target .build/debug/mydaemon --env 'MYDAEMON_DATA=${CHAOS_STATE_DIR}/data' --sequences 200
       """)
 
   @Option(help: "The target (default: the reference app next to chaos). It must list its failpoints.")
@@ -42,6 +42,13 @@ struct ExploreCommand: ParsableCommand {
   @Option(help: "Where a shrunk failing scenario is written.")
   var out = "chaos-explore"
 
+  @Option(
+    name: .customLong("env"),
+    help: ArgumentHelp(
+      "KEY=VALUE for every launch (repeatable); ${CHAOS_STATE_DIR} is the run's state directory.",
+      valueName: "KEY=VALUE"))
+  var environment: [String] = []
+
   @Option(help: "Write the report (coverage, failure) as JSON here.")
   var json: String?
 
@@ -49,6 +56,9 @@ struct ExploreCommand: ParsableCommand {
     if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1, not \(jobs)") }
     if let sequences, sequences < 1 { throw ValidationError("--sequences must be at least 1, not \(sequences)") }
     if let time, Self.seconds(time) == nil { throw ValidationError("--time takes a duration like 60s, 500ms or 5m") }
+    if let bad = environment.first(where: { !$0.contains("=") || $0.hasPrefix("=") }) {
+      throw ValidationError("--env takes KEY=VALUE, not '\(bad)'")
+    }
     if let app, (try? JSONDecoder().decode(JSONValue.self, from: Data(app.utf8)))?.isObject != true {
       throw ValidationError("--app must be a JSON object, e.g. '{\"threshold\": 3}'")
     }
@@ -73,6 +83,10 @@ struct ExploreCommand: ParsableCommand {
     var options = Explorer.Options(target: program)
     options.app = app.flatMap { try? JSONDecoder().decode(JSONValue.self, from: Data($0.utf8)) }
     options.seed = seed
+    for pair in environment {
+      let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+      options.environment[String(parts[0])] = parts.count > 1 ? String(parts[1]) : ""
+    }
     options.sequences = sequences
     options.seconds = time.flatMap(Self.seconds) ?? (sequences == nil ? 60 : nil)
     options.jobs = jobs ?? options.jobs

@@ -41,12 +41,18 @@ public struct ContractModel: Sendable, Equatable {
   /// or after the launch finished (life actions).
   enum Place { case launch, repairStart, repairFinish, afterLaunch }
 
-  static func place(of point: String) -> Place {
+  static func place(of point: String, in app: ExplorationApp) -> Place {
     switch point {
     case "protect.begin": .repairStart
     case "protect.finish": .repairFinish
     case _ where point.hasPrefix("life."): .afterLaunch
-    default: .launch
+    default:
+      // A target's own points, where its listing says they fire (protocol 2).
+      switch app.pointPhases[point] {
+      case "repair": .repairStart
+      case "after_launch": .afterLaunch
+      default: .launch
+      }
     }
   }
 
@@ -112,7 +118,7 @@ public struct ContractModel: Sendable, Equatable {
     case .clean, .storageError:
       break
     }
-    func fires(_ place: Place) -> Bool { point.map { Self.place(of: $0) == place } ?? false }
+    func fires(_ place: Place) -> Bool { point.map { Self.place(of: $0, in: app) == place } ?? false }
 
     var died = false
     if protect {

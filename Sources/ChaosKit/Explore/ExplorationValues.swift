@@ -98,6 +98,9 @@ public struct ExplorationApp: Sendable, Equatable {
   /// The target stays up after `launching_finished` (a daemon): each launch is stopped with
   /// SIGTERM as a supervisor would, and must exit 0.
   public var daemon = false
+  /// Where the target's own failpoints fire, when not during the launch (`repair`,
+  /// `after_launch`), from its listing.
+  public var pointPhases: [String: String] = [:]
 
   /// A configuration.
   public init(threshold: Int, levels: [(name: String, at: Int)], protectFinishes: Bool, lifeActions: [String]) {
@@ -114,6 +117,7 @@ public struct ExplorationApp: Sendable, Equatable {
       && lhs.exhaustedExitStatus == rhs.exhaustedExitStatus && lhs.deadlineSeconds == rhs.deadlineSeconds
       && lhs.ignoresTermination == rhs.ignoresTermination && lhs.ignoresReboots == rhs.ignoresReboots
       && lhs.resetsOnNewBinary == rhs.resetsOnNewBinary && lhs.declared == rhs.declared && lhs.daemon == rhs.daemon
+      && lhs.pointPhases == rhs.pointPhases
   }
 
   /// As `CHAOS_APP` fields.

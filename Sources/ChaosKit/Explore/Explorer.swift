@@ -20,6 +20,10 @@ public struct Explorer: Sendable {
     public var jobs = max(1, ProcessInfo.processInfo.activeProcessorCount)
     /// Where the shrunk failing scenario is written.
     public var outDirectory = "chaos-explore"
+    /// Extra environment for every launch (`${CHAOS_STATE_DIR}` is this run's state
+    /// directory), written into the scenario as `env:` — e.g. the app's data directory, so
+    /// that runs do not share it.
+    public var environment: [String: String] = [:]
     /// Scratch space for runs (removed as they pass).
     public var artifactsDirectory = NSTemporaryDirectory() + "chaos-explore-\(getpid())"
 
@@ -74,7 +78,8 @@ public struct Explorer: Sendable {
     var declaredApp: ExplorationApp?
     if !listing.acceptsApp {
       do {
-        declaredApp = try TargetDiscovery.declaredPolicy(target: options.target)
+        declaredApp = try TargetDiscovery.declaredPolicy(target: options.target, environment: options.environment)
+        declaredApp?.pointPhases = listing.phases
       } catch {
         throw ScenarioError(path: options.target, line: 0, column: 0, message: error.description)
       }
@@ -141,7 +146,8 @@ public struct Explorer: Sendable {
   }
 
   func scenario(_ sequence: ExplorationSequence, name: String) -> Scenario {
-    sequence.scenario(target: options.target, baseApp: options.app, path: "explore/\(name).yaml")
+    sequence.scenario(
+      target: options.target, baseApp: options.app, environment: options.environment, path: "explore/\(name).yaml")
   }
 
   /// The first failure message of a run: `launch N: expected …, saw …` (no scratch path, pid

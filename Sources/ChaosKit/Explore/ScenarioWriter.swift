@@ -10,6 +10,9 @@ enum ScenarioWriter {
     lines.append("target: \(quoted(scenario.target))")
     lines.append("timeout: \(seconds(scenario.timeoutSeconds))")
     if let app = scenario.app { lines.append("app: \(json(app))") }
+    if !scenario.environment.isEmpty {
+      lines.append("env: \(json(.object(scenario.environment.mapValues(JSONValue.string))))")
+    }
     lines.append("launches:")
     for spec in scenario.launches {
       var first = true
@@ -37,6 +40,12 @@ enum ScenarioWriter {
     if let mode = expect.mode { fields.append("mode: \(mode)") }
     if let level = expect.level { fields.append("level: \(level)") }
     if let relaunched = expect.relaunched { fields.append("relaunched: \(relaunched)") }
+    if !expect.events.isEmpty {
+      let events = expect.events.map {
+        $0.fields.isEmpty ? quoted($0.name) : json(.object($0.fields.merging(["event": .string($0.name)]) { $1 }))
+      }
+      fields.append("events: [\(events.joined(separator: ", "))]")
+    }
     if let state = expect.state {
       var stateFields: [String] = []
       if let count = state.count { stateFields.append("count: \(count)") }

@@ -23,7 +23,9 @@ public enum TargetDiscovery {
       "CHAOS_STATE_DIR": scratch + "/state", "CHAOS_EVENTS": events, "CHAOS_FAILPOINTS": "",
       "SWIFT_BACKTRACE": "enable=no", "CHAOS_PORT": String(HTTPProbe.freePort() ?? 0),
     ]
-    environment.merge(extra) { $1 }
+    environment.merge(extra.mapValues { $0.replacingOccurrences(of: "${CHAOS_STATE_DIR}", with: scratch + "/state") }) {
+      $1
+    }
     let launcher = ProcessLauncher(
       executable: target, environment: environment, stdoutPath: scratch + "/stdout", stderrPath: scratch + "/stderr")
     let pid: pid_t

@@ -286,13 +286,41 @@ public struct ScenarioRunner: Sendable {
 
   private func copyBinary(_ target: String, into directory: String) throws(ScenarioError) -> String {
     let copy = directory + "/" + URL(fileURLWithPath: target).lastPathComponent
-    do {
-      try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-      try FileManager.default.copyItem(atPath: target, toPath: copy)
-    } catch {
-      throw ScenarioError(path: target, line: 0, column: 0, message: "cannot copy the target for new_binary: \(error)")
+    try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    if let failure = Self.copyExecutable(target, to: copy) {
+      throw ScenarioError(
+        path: target, line: 0, column: 0, message: "cannot copy the target for new_binary: \(failure)")
     }
     return copy
+  }
+
+  /// Copies with close-on-exec descriptors: a child forked by another job while the copy is
+  /// open for writing would otherwise keep it open, and exec of the copy fails with ETXTBSY.
+  static func copyExecutable(_ source: String, to destination: String) -> String? {
+    let input = open(source, O_RDONLY | O_CLOEXEC)
+    guard input >= 0 else { return "open \(source): \(String(cString: strerror(errno)))" }
+    defer { close(input) }
+    let output = open(destination, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
+    guard output >= 0 else { return "create \(destination): \(String(cString: strerror(errno)))" }
+    var buffer = [UInt8](repeating: 0, count: 1 << 20)
+    while true {
+      let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
+      if count < 0, errno == EINTR { continue }
+      if count <= 0 {
+        close(output)
+        return count == 0 ? nil : "read \(source): \(String(cString: strerror(errno)))"
+      }
+      var written = 0
+      while written < count {
+        let result = buffer.withUnsafeBytes { write(output, $0.baseAddress! + written, count - written) }
+        if result < 0, errno == EINTR { continue }
+        guard result > 0 else {
+          close(output)
+          return "write \(destination): \(String(cString: strerror(errno)))"
+        }
+        written += result
+      }
+    }
   }
 }
 

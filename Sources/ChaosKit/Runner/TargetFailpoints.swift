@@ -14,6 +14,9 @@ public enum TargetFailpoints {
     /// Whether it reads `CHAOS_APP` (protocol 2 `accepts_app`; protocol 1 targets are assumed
     /// to, as the reference app did), so `chaos explore` may generate configurations for it.
     public var acceptsApp: Bool
+    /// Where failpoints outside the launch phase fire (protocol 2 `phases`: `repair`,
+    /// `after_launch`); every other name fires during the launch.
+    public var phases: [String: String] = [:]
   }
 
   private static let cache = Mutex([String: Listing?]())
@@ -57,8 +60,12 @@ public enum TargetFailpoints {
       case .array(let names)? = object["failpoints"]
     else { return nil }
     let version = object["protocol"]?.int ?? 1
+    var phases: [String: String] = [:]
+    if case .object(let declared)? = object["phases"] {
+      for (name, phase) in declared { if let phase = phase.string { phases[name] = phase } }
+    }
     return Listing(
       failpoints: names.compactMap(\.string), protocolVersion: version,
-      acceptsApp: object["accepts_app"]?.bool ?? (version < 2))
+      acceptsApp: object["accepts_app"]?.bool ?? (version < 2), phases: phases)
   }
 }

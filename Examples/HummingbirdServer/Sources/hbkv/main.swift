@@ -33,7 +33,8 @@ var configuration = LaunchOrganizer.Configuration(
 // SIGABRT, recorded as launch-hang with every thread's stack, and counted.
 configuration.launchDeadline = .milliseconds(Int(environment["HBKV_LAUNCH_DEADLINE_MS"] ?? "") ?? 1500)
 let organizer = LaunchOrganizer(configuration: configuration)
-ChaosProbe.declare(["kv.load", "kv.warmup", "kv.bind", "kv.repair"])
+ChaosProbe.declare(["kv.load", "kv.warmup", "kv.bind"])
+ChaosProbe.declare(["kv.repair"], phase: .repair)  // evaluated inside the repair (protocol 2 tells explore)
 ChaosProbe.attach(organizer)
 organizer.log(to: logger)
 

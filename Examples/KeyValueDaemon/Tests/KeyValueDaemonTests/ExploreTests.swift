@@ -10,6 +10,7 @@ import Testing
   options.seed = 1
   options.sequences = 16
   options.jobs = 2
+  options.environment = ["KVD_DATA_DIR": "${CHAOS_STATE_DIR}/data"]  // each run its own data
   options.outDirectory = NSTemporaryDirectory() + "kvd-explore-\(getpid())"
   let report = try Explorer(options: options).run()
   #expect(
