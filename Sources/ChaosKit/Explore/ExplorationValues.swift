@@ -127,6 +127,7 @@ public struct ExplorationApp: Sendable, Equatable {
       "life_actions": .array(lifeActions.map(JSONValue.string)),
     ]
     if let exhaustedExitStatus { fields["exhausted"] = .string("exit(\(exhaustedExitStatus))") }
+    if let deadlineSeconds { fields["launch_deadline_ms"] = .number((deadlineSeconds * 1000).rounded()) }
     if levels.isEmpty {
       fields["threshold"] = .number(Double(threshold))
     } else {

@@ -58,7 +58,9 @@ public struct ExplorationSequence: Sendable, Equatable {
     case .fault(let point, let kind):
       spec.failpoints = "\(point)=\(kind.rawValue)"
       // A hang runs into the launch deadline when the target declared one, else the watchdog.
-      if kind == .hang { spec.timeoutSeconds = app.deadlineSeconds.map { $0 + 2 } ?? hangTimeout }
+      if kind == .hang {
+        spec.timeoutSeconds = app.deadlineSeconds.map { $0 + (app.declared ? 2 : 0.7) } ?? hangTimeout
+      }
     case .sigterm(let point):
       spec.failpoints = "\(point)=hang"
       spec.sendSignal = SignalDelivery(signal: SIGTERM, afterEvent: "failpoint")
@@ -108,11 +110,11 @@ public struct SequenceGenerator: Sendable {
   /// Launches per sequence.
   public var lengths: ClosedRange<Int> = 5...14
 
-  /// A generator over the target's declared failpoints (`store.*` are used for storage
-  /// faults only; `life.*` becomes `life.serve`, the life action the generated app adds).
   /// The configuration a target declared (protocol 2, `TargetDiscovery`); nil: generate one.
   public var declaredApp: ExplorationApp?
 
+  /// A generator over the target's declared failpoints (`store.*` are used for storage
+  /// faults only; `life.*` becomes `life.serve`, the life action the generated app adds).
   public init(declared: [String], declaredApp: ExplorationApp? = nil) {
     self.declaredApp = declaredApp
     points = declared.compactMap { name -> String? in
@@ -148,9 +150,13 @@ public struct SequenceGenerator: Sendable {
         at += Int.random(in: 1...2, using: &random)
       }
     }
-    return ExplorationApp(
+    var app = ExplorationApp(
       threshold: Int.random(in: 1...3, using: &random), levels: levels,
       protectFinishes: Double.random(in: 0..<1, using: &random) < 0.85, lifeActions: ["serve"])
+    // Some configurations end hangs with a launch deadline, some exit once every level failed.
+    if Double.random(in: 0..<1, using: &random) < 0.3 { app.deadlineSeconds = 0.3 }
+    if Double.random(in: 0..<1, using: &random) < 0.2 { app.exhaustedExitStatus = 75 }
+    return app
   }
 
   private func step(model: ContractModel, app: ExplorationApp, _ random: inout SeededGenerator) -> ExplorationStep {

@@ -66,6 +66,16 @@ enum Shrinker {
   static func simplifications(of app: ExplorationApp) -> [ExplorationApp] {
     var result: [ExplorationApp] = []
     if app.declared { return result }  // the target's own policy: not ours to simplify
+    if app.exhaustedExitStatus != nil {
+      var candidate = app
+      candidate.exhaustedExitStatus = nil
+      result.append(candidate)
+    }
+    if app.deadlineSeconds != nil {
+      var candidate = app
+      candidate.deadlineSeconds = nil
+      result.append(candidate)
+    }
     if !app.protectFinishes {
       var candidate = app
       candidate.protectFinishes = true
