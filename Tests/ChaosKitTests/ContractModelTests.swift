@@ -30,6 +30,22 @@ final class ContractModelTests: XCTestCase {
     XCTAssertEqual(run([fault("task.network", .kill)], threshold2)[0].outcome, .killed)
   }
 
+  /// A failed first write with a dead launch pending: the decision counts it in memory; a
+  /// launch that then finishes resolves it, one that ends unfinished leaves it on disk for the
+  /// next launch to count (once, not twice).
+  func testAFailedFirstWriteWithADeadLaunchPending() {
+    let storage = ExplorationStep(edit: nil, action: .storageError)
+    let finishing = run([fault("task.network", .segv), storage, clean], threshold2)
+    XCTAssertEqual(finishing.map(\.count), [0, 1, 0])
+    XCTAssertEqual(finishing.map(\.stateCount), [0, 0, 0])
+    var held = threshold2
+    held.protectFinishes = false
+    let unfinished = run([fault("task.network", .segv), fault("task.network", .segv), storage, clean], held)
+    XCTAssertEqual(unfinished.map(\.count), [0, 1, 2, 2], "the pending launch counted once")
+    XCTAssertEqual(unfinished[2].outcome, .exit)
+    XCTAssertEqual(unfinished[2].stateCount, 1, "on disk: the state before the failed write")
+  }
+
   /// "exit(n) with n ≠ 0 before launchingFinished(): yes"; "exit(0): no"
   func testExitCodes() {
     XCTAssertEqual(run([fault("task.ui", .exitNonzero), clean], threshold2).map(\.count), [0, 1])

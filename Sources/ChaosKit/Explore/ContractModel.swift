@@ -70,6 +70,21 @@ public struct ContractModel: Sendable, Equatable {
     case .corruptState, .truncatedState: self = ContractModel()
     case .reusedPid, nil: break
     }
+    let onDisk = self
+    var (prediction, finished) = launch(step, app: app)
+    if step.action == .storageError, !finished {
+      // Its first write (the decision and its sentinel) failed and it ended unfinished: what is
+      // on disk is what was there before it, a pending dead launch included, which the next
+      // launch counts (once).
+      self = onDisk
+      prediction.stateCount = count
+      prediction.attemptedLevel = attemptedLevel ?? 0
+    }
+    return prediction
+  }
+
+  /// The launch itself, from the state on disk: what it shows, and whether it finished.
+  private mutating func launch(_ step: ExplorationStep, app: ExplorationApp) -> (Prediction, finished: Bool) {
     // 1. Count the unfinished launch the previous process left.
     var previousAttempt: Int?
     if deadSentinel {
@@ -97,7 +112,7 @@ public struct ContractModel: Sendable, Equatable {
       prediction.exitCode = status
       prediction.mode = "protect"
       deadSentinel = sentinelWritten
-      return prediction
+      return (prediction, false)
     }
 
     // 3. Run: where does the injected fault fire?
@@ -130,7 +145,7 @@ public struct ContractModel: Sendable, Equatable {
         prediction.exitCode = 0
         prediction.stateCount = count
         prediction.attemptedLevel = attemptedLevel ?? 0
-        return prediction
+        return (prediction, false)
       } else {
         prediction.relaunched = true
         died = fires(.launch)
@@ -148,7 +163,7 @@ public struct ContractModel: Sendable, Equatable {
         } else {
           deadSentinel = sentinelWritten
         }
-        return prediction
+        return (prediction, false)
       }
       var end = kind!.end
       if kind == .hang, app.deadlineSeconds != nil { end = (.crash, SIGABRT, nil) }  // the launch deadline ends it
@@ -156,7 +171,7 @@ public struct ContractModel: Sendable, Equatable {
       prediction.signal = end.signal
       prediction.exitCode = end.exitCode
       deadSentinel = kind!.counts && sentinelWritten
-      return prediction
+      return (prediction, false)
     }
     // 4. The launch finished; a fault in a life action comes after it and is never counted.
     count = 0
@@ -176,7 +191,7 @@ public struct ContractModel: Sendable, Equatable {
         prediction.exitCode = end.exitCode
       }
     }
-    return prediction
+    return (prediction, true)
   }
 }
 

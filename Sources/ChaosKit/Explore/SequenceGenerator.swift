@@ -188,7 +188,7 @@ public struct SequenceGenerator: Sendable {
     if action < 0.8, let point = points.randomElement(using: &random) {
       return ExplorationStep(edit: edit, action: .sigterm(point: point))
     }
-    if action < 0.86, edit == nil, !model.deadSentinel {
+    if action < 0.86, edit == nil {
       return ExplorationStep(edit: nil, action: .storageError)
     }
     return ExplorationStep(edit: edit, action: .clean)
