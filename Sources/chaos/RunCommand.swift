@@ -91,6 +91,9 @@ struct RunCommand: ParsableCommand {
     let results = SuiteRunner(options: options).run(scenarios) { result, done, total in
       print(SummaryReport.line(result, done: done, total: total, color: color))
     }
+    // Interrupted: the signal's handler reports what it killed and exits 130; the scenarios it
+    // cut short must not end the process first with another status.
+    if ChildRegistry.shared.isCancelled { Interrupts.waitForTheHandler() }
     print(SummaryReport.table(results))
     try Reports.write(results, junit: junit, json: json)
     if results.contains(where: { $0.status == "error" }) { throw ExitCode(2) }
@@ -170,5 +173,10 @@ enum Interrupts {
       source.resume()
       sources.append(source)
     }
+  }
+
+  /// Blocks until the interrupt handler ends the process (it exits 130).
+  static func waitForTheHandler() -> Never {
+    while true { sleep(1) }
   }
 }

@@ -43,8 +43,38 @@ final class EventDecoderTests: XCTestCase {
         XCTAssertEqual(error.path, "events.ndjson")
         XCTAssertEqual(error.line, line, text)
         XCTAssertTrue(error.cause.contains(cause), "\(error.cause) lacks \(cause)")
-        XCTAssertTrue(error.description.hasPrefix("events.ndjson:\(line): "))
+        XCTAssertTrue(error.description.hasPrefix("events.ndjson:\(line):\(error.column): "), error.description)
+        XCTAssertGreaterThanOrEqual(error.column, 1)
       }
+    }
+  }
+}
+
+/// Every rejected line names its line and column.
+final class EventDecoderPositionTests: XCTestCase {
+  func testANonUTF8ByteIsNamedAtItsColumn() {
+    var data = Data("{\"event\":\"launch\",\"pid\":1,\"t\":1,\"count\":0,\"mode\":\"normal\"}\n{\"event\":\"x".utf8)
+    data.append(0xFF)
+    data.append(contentsOf: Array("\"}\n".utf8))
+    XCTAssertThrowsError(try EventDecoder.decode(data, path: "e.ndjson")) { error in
+      XCTAssertEqual("\(error)", "e.ndjson:2:12: not UTF-8: invalid byte 0xff")
+    }
+  }
+
+  func testAJSONSyntaxErrorNamesAColumnInItsLine() {
+    let data = Data("{\"event\":\"launch\",\"pid\":1,,\"t\":1}\n".utf8)
+    XCTAssertThrowsError(try EventDecoder.decode(data, path: "e.ndjson")) { error in
+      let error = error as? EventDecodingError
+      XCTAssertEqual(error?.line, 1)
+      XCTAssertGreaterThan(error?.column ?? 0, 1, "\(String(describing: error))")
+      XCTAssertEqual(error?.column, 27, "the second comma")
+    }
+  }
+
+  func testAMissingFieldIsTheWholeLine() {
+    let data = Data("{\"event\":\"launch\",\"pid\":1,\"t\":1}\n".utf8)
+    XCTAssertThrowsError(try EventDecoder.decode(data, path: "e.ndjson")) { error in
+      XCTAssertEqual("\(error)", "e.ndjson:1:1: 'launch' event: missing field 'count'")
     }
   }
 }

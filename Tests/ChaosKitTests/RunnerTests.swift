@@ -101,7 +101,7 @@ final class RunnerTests: XCTestCase {
     XCTAssertEqual(garbage.status, "failed")
     XCTAssertTrue(garbage.messages.first?.contains("malformed events file") ?? false, garbage.messages.joined())
     XCTAssertTrue(
-      garbage.messages.first?.contains("events.ndjson:2: not a JSON object") ?? false, garbage.messages.joined())
+      garbage.messages.first?.contains("events.ndjson:2:2: not a JSON object") ?? false, garbage.messages.joined())
   }
 
   func testMissingAndNonExecutableTargetsAreScenarioErrors() throws {

@@ -8,8 +8,10 @@ public struct EventDecodingError: Error, CustomStringConvertible, Equatable {
   public var line: Int
   /// What is wrong with it.
   public var cause: String
+  /// 1-based column in the line (1 when the whole line is at fault, e.g. a missing field).
+  public var column: Int = 1
 
-  public var description: String { "\(path):\(line): \(cause)" }
+  public var description: String { "\(path):\(line):\(column): \(cause)" }
 }
 
 /// Decodes an events file: NDJSON, one object a line, schema version `EventDecoder.schemaVersion`.
@@ -55,17 +57,39 @@ public enum EventDecoder {
       let number = index + 1
       let isLast = index == lines.count - 1
       if line.isEmpty { continue }
-      guard let object = try? decoder.decode([String: JSONValue].self, from: Data(line)) else {
+      let object: [String: JSONValue]
+      do {
+        object = try decoder.decode([String: JSONValue].self, from: Data(line))
+      } catch {
         if isLast && !endsWithNewline {
           truncated = String(decoding: line, as: UTF8.self)
           continue
         }
-        let preview = String(decoding: line.prefix(80), as: UTF8.self)
-        throw EventDecodingError(path: path, line: number, cause: "not a JSON object: \(preview.debugDescription)")
+        throw Self.syntaxError(Array(line), path: path, line: number)
       }
       events.append(try validate(object, path: path, line: number))
     }
     return Result(events: events, truncatedTail: truncated)
+  }
+
+  /// A line that is not a JSON object, at the first byte that is not UTF-8 or where the JSON
+  /// parser stopped.
+  private static func syntaxError(_ bytes: [UInt8], path: String, line: Int) -> EventDecodingError {
+    if let (_, column, byte) = TextPosition.firstInvalidUTF8(bytes) {
+      return EventDecodingError(
+        path: path, line: line, cause: "not UTF-8: invalid byte 0x\(TextPosition.hex(byte))", column: column)
+    }
+    let preview = String(decoding: bytes.prefix(80), as: UTF8.self)
+    // JSONDecoder does not say where; JSONSerialization does ("around character N", 0-based).
+    var column = 1
+    do {
+      _ = try JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])
+    } catch {
+      let message = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? ""
+      column = TextPosition.number(after: "character ", in: message).map { $0 + 1 } ?? 1
+    }
+    return EventDecodingError(
+      path: path, line: line, cause: "not a JSON object: \(preview.debugDescription)", column: column)
   }
 
   private static func validate(_ object: [String: JSONValue], path: String, line: Int) throws(EventDecodingError)

@@ -49,42 +49,11 @@ public enum ScenarioLoader {
       throw ScenarioError(path: path, line: 0, column: 0, message: "cannot read the file")
     }
     guard let text = String(data: data, encoding: .utf8) else {
-      let (line, column, byte) = firstInvalidUTF8(data)
+      let (line, column, byte) = TextPosition.firstInvalidUTF8([UInt8](data)) ?? (1, 1, 0)
       throw ScenarioError(
-        path: path, line: line, column: column, message: "not UTF-8: invalid byte 0x\(hex(byte))")
+        path: path, line: line, column: column, message: "not UTF-8: invalid byte 0x\(TextPosition.hex(byte))")
     }
     return try parse(text, path: path)
-  }
-
-  /// Where the first byte that is not part of valid UTF-8 is: 1-based line, column = byte
-  /// offset in that line + 1, and the byte. (Only called on data that is not valid UTF-8.)
-  private static func firstInvalidUTF8(_ data: Data) -> (line: Int, column: Int, byte: UInt8) {
-    let bytes = [UInt8](data)
-    var iterator = bytes.makeIterator()
-    var parser = Unicode.UTF8.ForwardParser()
-    var offset = 0
-    var line = 1
-    var lineStart = 0
-    while true {
-      switch parser.parseScalar(from: &iterator) {
-      case .valid(let encoded):
-        if encoded.count == 1, encoded.first == 0x0A {
-          line += 1
-          lineStart = offset + 1
-        }
-        offset += encoded.count
-      case .error:
-        return (line, offset - lineStart + 1, offset < bytes.count ? bytes[offset] : 0)
-      case .emptyInput:
-        // Valid after all (String(data:encoding:) refused it for another reason).
-        return (line, offset - lineStart + 1, 0)
-      }
-    }
-  }
-
-  private static func hex(_ byte: UInt8) -> String {
-    let digits = String(byte, radix: 16)
-    return digits.count == 1 ? "0" + digits : digits
   }
 
   /// 1-based line and column (in Unicode scalars, like libyaml's marks) of a character offset.
