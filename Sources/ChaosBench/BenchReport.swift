@@ -17,6 +17,8 @@ public struct BenchReport: Codable, Sendable {
   public var explore: [ExploreThroughputBenchmark.Row]?
   /// An inert ChaosProbe (not under chaos): `declare` + `attach` × 2, first in a fresh process.
   public var inertProbe: InertProbeCost?
+  /// The protection cost of a fresh process's one launch, default configuration.
+  public var firstLaunch: FirstLaunchCost?
 
   /// An empty report.
   public init() {}
@@ -129,6 +131,15 @@ public enum BenchTables {
     ]
     return "\nLaunch cost of protection (\(iterations) iterations per mode, interleaved, µs)\n"
       + BenchTable.render(rows)
+  }
+
+  /// A fresh process's one launch.
+  public static func firstLaunch(_ cost: FirstLaunchCost) -> String {
+    "\nFirst launch of a fresh process, default configuration (.processCrash, SIGTERM handler), after a crash (µs)\n"
+      + BenchTable.render([
+        ("finishLaunching", cost.finishLaunchingAfterCrash), ("launchingFinished", cost.launchingFinished),
+        ("both", cost.together),
+      ])
   }
 
   /// Crash capture's install cost.

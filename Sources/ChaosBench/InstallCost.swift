@@ -29,3 +29,21 @@ public struct InertProbeCost: Codable, Sendable {
     self.anyActive = anyActive
   }
 }
+
+/// A fresh process's one `finishLaunching` (after a crash) and `launchingFinished`, default
+/// configuration: what every launch of an app pays, one-time set-up included.
+public struct FirstLaunchCost: Codable, Sendable {
+  /// `finishLaunching`, counting the previous process's unfinished launch.
+  public var finishLaunchingAfterCrash: LatencySummary
+  /// `launchingFinished`.
+  public var launchingFinished: LatencySummary
+  /// Both, per process.
+  public var together: LatencySummary
+
+  /// The summaries.
+  public init(finishLaunchingAfterCrash: LatencySummary, launchingFinished: LatencySummary, together: LatencySummary) {
+    self.finishLaunchingAfterCrash = finishLaunchingAfterCrash
+    self.launchingFinished = launchingFinished
+    self.together = together
+  }
+}

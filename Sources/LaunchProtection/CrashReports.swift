@@ -10,11 +10,26 @@ enum CrashReports {
 
   /// Every report in the directory (including those of crashes after launch finished).
   static func all(directory: String) -> [(path: String, cause: CrashCause)] {
-    let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+    let names = entries(of: directory)
     return names.filter { $0.hasPrefix(CrashCapture.reportPrefix) && $0.hasSuffix(".json") }.sorted().compactMap {
       let path = directory + "/" + $0
       return parse(path: path).map { (path, $0) }
     }
+  }
+
+  /// The names in `directory` with opendir/readdir: this runs in every launch, and
+  /// FileManager's first directory listing in a process costs about 1.5 ms here.
+  static func entries(of directory: String) -> [String] {
+    guard let stream = opendir(directory) else { return [] }
+    defer { closedir(stream) }
+    var names: [String] = []
+    while let entry = readdir(stream) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+      }
+      if name != "." && name != ".." { names.append(name) }
+    }
+    return names
   }
 
   static func parse(path: String) -> CrashCause? {

@@ -61,15 +61,19 @@ enum SystemProcessFacts {
   }()
 
   static func bootID() -> String {
-    guard let text = try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8) else {
-      return "unknown"
-    }
+    guard let text = contents(of: "/proc/sys/kernel/random/boot_id") else { return "unknown" }
     return text.trimmingCharacters(in: .whitespacesAndNewlines)
+  }
+
+  /// A small procfs file as text, read with plain system calls (on every launch's path).
+  static func contents(of path: String) -> String? {
+    guard case .success(let bytes?) = DurableFile.read(path) else { return nil }
+    return String(decoding: bytes, as: UTF8.self)
   }
 
   /// Parses `/proc/<pid>/stat`; returns nil when the process is gone.
   static func procStat(of pid: Int32) -> (state: Character, startTime: UInt64)? {
-    guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+    guard let text = contents(of: "/proc/\(pid)/stat"),
       let close = text.lastIndex(of: ")")
     else { return nil }
     // Fields after the command name, which may itself contain spaces and parentheses.

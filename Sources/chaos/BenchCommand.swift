@@ -104,6 +104,9 @@ struct BenchCommand: ParsableCommand {
       say("protection cost")
       report.protection = try ProtectionCostBenchmark(iterations: protectionIterations, workDirectory: work).run()
       print(BenchTables.protection(report.protection!, iterations: protectionIterations))
+      say("first launch of a fresh process")
+      report.firstLaunch = try HelperBench.firstLaunch(helper, runs: 40, workDirectory: work)
+      print(BenchTables.firstLaunch(report.firstLaunch!))
       say("crash capture install")
       report.install = try HelperBench.installCost(helper, runs: 40)
       print(BenchTables.install(report.install!))
@@ -156,6 +159,28 @@ enum HelperBench {
       if result["active"] != .bool(false) || result["signal_handler_installed"] != .bool(false) { anyActive = true }
     }
     return InertProbeCost(firstCall: first, repeated: repeated, anyActive: anyActive)
+  }
+
+  /// `runs` pairs of fresh processes: one dies unfinished (a crash, as the next sees it), the
+  /// next times its first `finishLaunching` (which counts it) and `launchingFinished`.
+  static func firstLaunch(_ helper: String, runs: Int, workDirectory: String) throws -> FirstLaunchCost {
+    let directory = workDirectory + "/first-launch-state"
+    var finishLaunching: [UInt64] = []
+    var launchingFinished: [UInt64] = []
+    var pair: [UInt64] = []
+    for _ in 0..<runs {
+      _ = try json(helper, ["--bench-first-launch", directory])  // exits unfinished: counted next
+      let result = try json(helper, ["--bench-first-launch", directory, "finish"])
+      guard case .number(let launched)? = result["finish_launching_ns"],
+        case .number(let finished)? = result["launching_finished_ns"], result["count"] == .number(1)
+      else { throw ValidationError("\(helper) --bench-first-launch printed no timings: \(result)") }
+      finishLaunching.append(UInt64(launched))
+      launchingFinished.append(UInt64(finished))
+      pair.append(UInt64(launched + finished))
+    }
+    return FirstLaunchCost(
+      finishLaunchingAfterCrash: LatencySummary(nanoseconds: finishLaunching),
+      launchingFinished: LatencySummary(nanoseconds: launchingFinished), together: LatencySummary(nanoseconds: pair))
   }
 
   /// `runs` fresh processes per setting, alternating, each timing its first install.
