@@ -16,7 +16,13 @@ static size_t stack_size = 256 * 1024;
 static pthread_key_t release_key;
 static pthread_once_t release_key_once = PTHREAD_ONCE_INIT;
 
-static size_t page_size(void) { return (size_t)sysconf(_SC_PAGESIZE); }
+// Read once outside any signal handler (lcc_prepare_current_thread runs before every broadcast).
+static size_t cached_page_size;
+
+static size_t page_size(void) {
+  if (!cached_page_size) cached_page_size = (size_t)sysconf(_SC_PAGESIZE);
+  return cached_page_size;
+}
 
 static void release_stack(void *memory) {
   stack_t disable = {.ss_flags = SS_DISABLE};
@@ -31,14 +37,30 @@ void lcc_alt_stack_set_size(size_t size) {
 }
 
 int lcc_prepare_current_thread(void) {
+  (void)page_size();  // cached here, outside any handler
   lcc_readable_record_thread_stack();
   stack_t current;
   if (sigaltstack(NULL, &current) != 0) return -1;
   if (!(current.ss_flags & SS_DISABLE) && current.ss_size >= 64 * 1024) return 0;  // already has a usable one
   pthread_once(&release_key_once, make_release_key);
+  void *memory = lcc_alt_stack_map_and_install();
+  if (!memory) return -1;
+  pthread_setspecific(release_key, memory);
+  return 0;
+}
+
+// Async-signal-safe (called in a SIGPROF handler by lcc_prepare_all_threads, on a thread that
+// may have been interrupted inside malloc): only system calls and a loop on fresh memory —
+// mmap, mprotect, memset, sigaltstack. It records neither the thread's stack bounds
+// (pthread_getattr_np allocates) nor a release at thread exit (pthread_setspecific may
+// allocate): the stack of a thread that exits stays mapped, 32 KiB of it resident.
+void *lcc_alt_stack_map_and_install(void) {
+  stack_t current;
+  if (sigaltstack(NULL, &current) != 0) return NULL;
+  if (!(current.ss_flags & SS_DISABLE) && current.ss_size >= 64 * 1024) return NULL;
   size_t guard = page_size();
   char *memory = mmap(NULL, stack_size + guard, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-  if (memory == MAP_FAILED) return -1;
+  if (memory == MAP_FAILED) return NULL;
   // A guard page below the stack: overflowing the handler's own stack faults instead of corrupting memory.
   mprotect(memory, guard, PROT_NONE);
   // Touch the top 32 KiB, where the handler runs (the stack grows down), so a crash does not
@@ -50,8 +72,7 @@ int lcc_prepare_current_thread(void) {
     int saved = errno;
     munmap(memory, stack_size + guard);
     errno = saved;
-    return -1;
+    return NULL;
   }
-  pthread_setspecific(release_key, memory);
-  return 0;
+  return memory;
 }

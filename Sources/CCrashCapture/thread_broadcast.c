@@ -14,6 +14,7 @@
 #define _GNU_SOURCE
 #include "CCrashCapture.h"
 #include "thread_broadcast.h"
+#include "alt_stack.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -91,9 +92,9 @@ int lcc_broadcast_to_other_threads(lcc_thread_callback callback, int timeout_ms)
 static void prepare_from_signal(int signo, siginfo_t *info, void *context) {
   (void)signo;
   (void)info;
-  // mmap, mprotect, memset, sigaltstack: system calls and a loop on fresh memory; the
-  // thread-specific key that frees the stack at thread exit was created before the broadcast.
-  if (lcc_prepare_current_thread() != 0) return;
+  // Only async-signal-safe calls: the thread may have been interrupted inside malloc (a first
+  // version called pthread_getattr_np here, which allocates, and deadlocked such a thread).
+  if (!lcc_alt_stack_map_and_install()) return;
   // rt_sigreturn restores the alternate stack saved in the signal frame: put the new one there.
   stack_t current;
   if (sigaltstack(NULL, &current) == 0) ((ucontext_t *)context)->uc_stack = current;
