@@ -128,12 +128,6 @@ int lcc_stop_signal_uninstall(void) {
   return 1;
 }
 
-int lcc_stop_signal_is_current(void) {
-  struct sigaction current;
-  if (sigaction(SIGTERM, NULL, &current) != 0) return 0;
-  return (current.sa_flags & SA_SIGINFO) && current.sa_sigaction == stop_signal_handler;
-}
-
 void lcc_stop_signal_recorded(void) { atomic_store(&recorded, 1); }
 
 int lcc_stop_signal_should_terminate(void) { return atomic_load(&requested) && previous_is_default(); }

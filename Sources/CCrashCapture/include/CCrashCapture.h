@@ -93,9 +93,6 @@ int lcc_stop_signal_install(int wake_fd);
 /// Returns 0 when restored (or nothing was installed), 1 when another handler owns SIGTERM now.
 int lcc_stop_signal_uninstall(void);
 
-/// Whether our handler is SIGTERM's current disposition.
-int lcc_stop_signal_is_current(void);
-
 /// The watcher recorded the stop in the sentinel: a handler waiting to chain may go on.
 void lcc_stop_signal_recorded(void);
 
