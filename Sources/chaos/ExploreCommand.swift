@@ -155,6 +155,9 @@ enum ExploreReportText {
     lines.append(
       "protect mode: \(report.protectLaunches) launches; levels reached: \(report.levelsReached.sorted().map(String.init).joined(separator: ", ")) (configured up to \(report.levelsConfigured.max() ?? 1))"
     )
+    lines.append(
+      "launches of several processes on one state directory: \(report.sharedLaunches); faults on a failpoint's second pass: \(report.secondPassFaults)"
+    )
     lines.append("")
     if let failure = report.failure {
       lines.append("DIVERGENCE after \(String(format: "%.1f", failure.secondsToFind)) s: \(failure.firstDifference)")

@@ -124,8 +124,98 @@ final class ContractModelTests: XCTestCase {
   /// The generator is reproducible per (seed, index) and aims only at declared failpoints.
   func testGeneratorIsSeeded() throws {
     let generator = SequenceGenerator(declared: ["task.ui", "protect.begin", "life.*", "store.write"])
-    XCTAssertEqual(generator.points, ["life.serve", "protect.begin", "task.ui"])
+    XCTAssertEqual(generator.points, ["protect.begin", "task.ui"])
+    XCTAssertEqual(generator.lifePoints, ["life.serve", "life.sync"])
     XCTAssertEqual(generator.sequence(seed: 7, index: 3), generator.sequence(seed: 7, index: 3))
     XCTAssertNotEqual(generator.sequence(seed: 7, index: 3), generator.sequence(seed: 7, index: 4))
+  }
+
+  /// Every generated sequence is one the model predicts without timing, and the generator
+  /// reaches what the fuller model covers: shared launches (crashing and clean), second-pass
+  /// life faults, held life actions.
+  func testGeneratedSequencesArePredictableAndReachTheFullerModel() {
+    let generator = SequenceGenerator(declared: ["task.ui", "launch.begin", "protect.begin", "life.*"])
+    var sharedCrashes = 0
+    var sharedClean = 0
+    var secondPass = 0
+    var held = 0
+    for index in 0..<400 {
+      let sequence = generator.sequence(seed: 11, index: index)
+      XCTAssertTrue(sequence.isPredictable, "sequence \(index)")
+      if sequence.app.lifeActionsHeld { held += 1 }
+      for step in sequence.steps {
+        if step.processes > 1, case .fault = step.action { sharedCrashes += 1 }
+        if step.processes > 1, step.action == .clean { sharedClean += 1 }
+        if step.skip > 0 { secondPass += 1 }
+      }
+    }
+    XCTAssertGreaterThan(sharedCrashes, 20)
+    XCTAssertGreaterThan(sharedClean, 20)
+    XCTAssertGreaterThan(secondPass, 20)
+    XCTAssertGreaterThan(held, 40)
+  }
+
+  /// "Each action runs at most once": a key added twice runs twice in normal mode (a fault on
+  /// its second pass fires, after the launch: never counted); held in protect mode with
+  /// `after_life_actions`, it is performed once after the relaunch, so the second pass never comes.
+  func testLifeActionsTwiceAndAfterARelaunch() {
+    var app = ExplorationApp(threshold: 1, levels: [], protectFinishes: true, lifeActions: ["serve", "serve"])
+    let secondPass = ExplorationStep(edit: nil, action: .fault(point: "life.serve", kind: .segv), skip: 1)
+    let normal = run([secondPass, clean], app)
+    XCTAssertEqual(normal.map(\.outcome), [.crash, .finished])
+    XCTAssertEqual(normal.map(\.count), [0, 0], "a crash after launchingFinished is never counted")
+
+    app.lifeActionsHeld = true
+    let held = run([fault("task.ui", .segv), secondPass, clean], app)
+    XCTAssertEqual(held[1].mode, "protect")
+    XCTAssertEqual(held[1].relaunched, true)
+    XCTAssertEqual(held[1].outcome, .finished, "a held action is performed once")
+    XCTAssertNil(held[1].fired)
+    let firstPass = run([fault("task.ui", .segv), fault("life.serve", .abort), clean], app)
+    XCTAssertEqual(firstPass[1].outcome, .crash, "performed after the relaunch")
+    XCTAssertEqual(firstPass[1].stateCount, 0, "after launching_finished")
+    XCTAssertEqual(firstPass[2].count, 0)
+  }
+
+  /// Processes started at once on one state directory: which sibling counted which is timing,
+  /// so only what every order agrees on is predicted — each died process counted exactly once
+  /// by the next launch, all-finished leaves count 0.
+  func testSharedLaunchesCountEachDeathOnce() {
+    let app = ExplorationApp(threshold: 9, levels: [], protectFinishes: true, lifeActions: [])
+    let sharedKill = ExplorationStep(edit: nil, action: .fault(point: "launch.begin", kind: .kill), processes: 4)
+    let predictions = run([fault("task.ui", .segv), sharedKill, clean], app)
+    XCTAssertEqual(predictions[1].outcome, .killed)
+    XCTAssertNil(predictions[1].count, "a sibling may or may not have counted another")
+    XCTAssertNil(predictions[1].stateCount)
+    XCTAssertEqual(predictions[1].mode, "normal")
+    XCTAssertEqual(predictions[2].count, 5, "the earlier crash and the four siblings, each once")
+
+    let sharedClean = ExplorationStep(edit: nil, action: .clean, processes: 3)
+    let finishing = run([fault("task.ui", .segv), sharedClean, clean], app)
+    XCTAssertEqual(finishing[1].stateCount, 0)
+    XCTAssertEqual(finishing[2].count, 0)
+  }
+
+  /// What depends on timing is not admitted: a shared crash that could reach protect mode, a
+  /// reboot or a failed write right after a shared crash (on disk, some siblings may be counted).
+  func testTimingDependentStepsAreNotAdmitted() {
+    var model = ContractModel()
+    let threshold3 = ExplorationApp(threshold: 3, levels: [], protectFinishes: true, lifeActions: [])
+    let sharedSegv = ExplorationStep(edit: nil, action: .fault(point: "task.ui", kind: .segv), processes: 3)
+    XCTAssertTrue(model.admits(sharedSegv, app: threshold3), "counts 0, 1, 2: all normal")
+    XCTAssertFalse(
+      model.admits(
+        ExplorationStep(edit: nil, action: .fault(point: "task.ui", kind: .segv), processes: 4), app: threshold3),
+      "the fourth could count three siblings and protect")
+    XCTAssertFalse(
+      model.admits(
+        ExplorationStep(edit: nil, action: .fault(point: "task.ui", kind: .hang), processes: 2), app: threshold3))
+    XCTAssertFalse(
+      model.admits(
+        ExplorationStep(edit: nil, action: .fault(point: "protect.begin", kind: .segv), processes: 2), app: threshold3))
+    _ = model.step(sharedSegv, app: threshold3)
+    XCTAssertFalse(model.admits(ExplorationStep(edit: .reboot, action: .clean), app: threshold3))
+    XCTAssertFalse(model.admits(ExplorationStep(edit: nil, action: .storageError), app: threshold3))
+    XCTAssertTrue(model.admits(ExplorationStep(edit: .reusedPid, action: .clean), app: threshold3))
   }
 }

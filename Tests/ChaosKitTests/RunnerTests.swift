@@ -104,6 +104,51 @@ final class RunnerTests: XCTestCase {
       garbage.messages.first?.contains("events.ndjson:2:2: not a JSON object") ?? false, garbage.messages.joined())
   }
 
+  /// `daemon:` stops a target that stays up after `launching_finished`, calls the launch
+  /// finished, and fails the next launch if it counts the stopped pid (here a shell daemon that
+  /// wrongly does; with the `counted` list empty the same scenario passes).
+  func testADaemonStopIsFinishedAndCountingItFails() throws {
+    let folder = TemporaryDirectory("daemon-target")
+    let script = folder.file("daemon.sh")
+    try """
+    #!/bin/sh
+    now() { cut -d' ' -f1 /proc/uptime | tr -d '.'; }
+    previous=$(cat "$CHAOS_STATE_DIR/previous-pid" 2>/dev/null)
+    counted=""
+    if [ -n "$previous" ] && [ "$COUNT_STOPS" = 1 ]; then counted=$previous; fi
+    echo $$ > "$CHAOS_STATE_DIR/previous-pid"
+    echo "{\\"event\\":\\"launch\\",\\"pid\\":$$,\\"t\\":$(now)0000000,\\"count\\":0,\\"mode\\":\\"normal\\",\\"counted\\":[$counted]}" >> "$CHAOS_EVENTS"
+    echo "{\\"event\\":\\"launching_finished\\",\\"pid\\":$$,\\"t\\":$(now)0000000}" >> "$CHAOS_EVENTS"
+    trap 'exit 0' TERM
+    while :; do sleep 0.05; done
+    """.write(toFile: script, atomically: true, encoding: .utf8)
+    chmod(script, 0o755)
+    func scenario(countStops: Bool) -> String {
+      """
+      name: daemon
+      target: daemon.sh
+      timeout: 5s
+      daemon: { stop_timeout: 2s }
+      env: { COUNT_STOPS: "\(countStops ? 1 : 0)" }
+      launches:
+        - expect: { outcome: finished, events: [launching_finished, { event: supervisor, action: SIGTERM, reason: stop }] }
+        - expect: { outcome: finished }
+      """
+    }
+    let sound = try run(scenario(countStops: false), name: "sound", in: folder)
+    XCTAssertTrue(sound.passed, sound.messages.joined(separator: "\n"))
+    XCTAssertEqual(sound.processes.map(\.stoppedByHarness), [true, true])
+    XCTAssertTrue(
+      sound.processes.allSatisfy { $0.durationMilliseconds < 2_000 }, "stopped at once, not by the watchdog")
+
+    let counting = try run(scenario(countStops: true), name: "counting", in: folder)
+    XCTAssertEqual(counting.status, "failed")
+    let message = try XCTUnwrap(counting.messages.first)
+    XCTAssertTrue(message.contains("launch 2 (line 8"), message)
+    XCTAssertTrue(
+      message.contains("counted launch 1 (pid \(counting.processes[0].pid)), which the harness stopped"), message)
+  }
+
   func testMissingAndNonExecutableTargetsAreScenarioErrors() throws {
     let folder = TemporaryDirectory("targets")
     let missing = try run("name: m\ntarget: no-such-program\nlaunches:\n  - expect: {}\n", in: folder)

@@ -7,10 +7,15 @@ public struct ContractModel: Sendable, Equatable {
   public var count = 0
   /// The persisted attempted protect level (nil: none).
   public var attemptedLevel: Int?
+  /// Unfinished launches whose sentinels are left on disk for the next launch to count.
+  public var pendingDead = 0
+  /// The pending launches were processes started at once: siblings may already have counted
+  /// some of them on disk, so what is persisted lies between `count` and `count + pendingDead`
+  /// until the next launch counts the rest.
+  public var pendingShared = false
+
   /// The previous launch died before finishing in a way that counts (its sentinel is left).
-  public var deadSentinel = false
-  /// The previous launch's sentinel was left by a SIGTERM (a clean shutdown).
-  public var terminatedSentinel = false
+  public var deadSentinel: Bool { pendingDead > 0 }
 
   /// A fresh state directory.
   public init() {}
@@ -65,11 +70,16 @@ public struct ContractModel: Sendable, Equatable {
 
   public mutating func step(_ step: ExplorationStep, app: ExplorationApp) -> Prediction {
     switch step.edit {
-    case .reboot: if app.ignoresReboots { deadSentinel = false }
+    case .reboot:
+      if app.ignoresReboots {
+        pendingDead = 0
+        pendingShared = false
+      }
     case .newBinary: break  // applied after counting, below
     case .corruptState, .truncatedState: self = ContractModel()
     case .reusedPid, nil: break
     }
+    if step.processes > 1 { return sharedLaunch(step, app: app) }
     let onDisk = self
     var (prediction, finished) = launch(step, app: app)
     if step.action == .storageError, !finished {
@@ -87,12 +97,12 @@ public struct ContractModel: Sendable, Equatable {
   private mutating func launch(_ step: ExplorationStep, app: ExplorationApp) -> (Prediction, finished: Bool) {
     // 1. Count the unfinished launch the previous process left.
     var previousAttempt: Int?
-    if deadSentinel {
-      count += 1
+    if pendingDead > 0 {
+      count += pendingDead
       previousAttempt = attemptedLevel
     }
-    deadSentinel = false
-    terminatedSentinel = false
+    pendingDead = 0
+    pendingShared = false
     if step.edit == .newBinary, app.resetsOnNewBinary {
       count = 0
       attemptedLevel = nil
@@ -111,7 +121,7 @@ public struct ContractModel: Sendable, Equatable {
       prediction.outcome = .exit
       prediction.exitCode = status
       prediction.mode = "protect"
-      deadSentinel = sentinelWritten
+      pendingDead = sentinelWritten ? 1 : 0
       return (prediction, false)
     }
 
@@ -158,11 +168,7 @@ public struct ContractModel: Sendable, Equatable {
       if terminated {
         prediction.outcome = .crash
         prediction.signal = SIGTERM
-        if app.ignoresTermination {
-          terminatedSentinel = true
-        } else {
-          deadSentinel = sentinelWritten
-        }
+        if !app.ignoresTermination { pendingDead = sentinelWritten ? 1 : 0 }
         return (prediction, false)
       }
       var end = kind!.end
@@ -170,7 +176,7 @@ public struct ContractModel: Sendable, Equatable {
       prediction.outcome = end.outcome
       prediction.signal = end.signal
       prediction.exitCode = end.exitCode
-      deadSentinel = kind!.counts && sentinelWritten
+      pendingDead = kind!.counts && sentinelWritten ? 1 : 0
       return (prediction, false)
     }
     // 4. The launch finished; a fault in a life action comes after it and is never counted.
@@ -178,7 +184,7 @@ public struct ContractModel: Sendable, Equatable {
     attemptedLevel = nil
     prediction.stateCount = 0
     prediction.attemptedLevel = 0
-    if fires(.afterLaunch), let point {
+    if fires(.afterLaunch), let point, Self.evaluations(of: point, protect: protect, app: app) > step.skip {
       prediction.fired = point
       if terminated {
         prediction.outcome = .crash
@@ -192,6 +198,86 @@ public struct ContractModel: Sendable, Equatable {
       }
     }
     return (prediction, true)
+  }
+}
+
+extension ContractModel {
+  /// How often a failpoint that fires after the launch is evaluated in one launch. The
+  /// generated app adds its life actions in order, each run at once in normal mode (a key
+  /// listed twice runs twice); with `after_life_actions` in protect mode each key is held once
+  /// and performed once after the relaunch. A target's own points: once.
+  static func evaluations(of point: String, protect: Bool, app: ExplorationApp) -> Int {
+    guard !app.declared, point.hasPrefix("life.") else { return 1 }
+    let added = app.lifeActions.filter { "life." + $0 == point }.count
+    return protect && app.lifeActionsHeld ? min(added, 1) : added
+  }
+
+  /// Kinds of fault a launch of several processes at once injects: each ends the process at
+  /// once and counts, so no process outlives another by a timeout.
+  static let sharedFaults: [FaultKind] = [.segv, .abort, .kill, .exitNonzero]
+
+  /// Whether the model predicts `step` without depending on timing (the generator proposes,
+  /// and the shrinker keeps, only such steps):
+  /// - processes started at once must all die in the launch without any of them reaching
+  ///   protect mode, whatever siblings it counted; or all finish;
+  /// - after such a crash, which siblings were counted on disk is timing, so the next launch
+  ///   may not lose its write (`storageError` would leave that on disk) or be rebooted past it.
+  public func admits(_ step: ExplorationStep, app: ExplorationApp) -> Bool {
+    if pendingShared, step.edit == .reboot || step.action == .storageError { return false }
+    guard step.processes > 1 else { return true }
+    guard !app.daemon, step.edit == nil, step.skip == 0 else { return false }
+    let base = count + pendingDead
+    func normal(_ counts: ClosedRange<Int>) -> Bool {
+      counts.allSatisfy { Self.level(app, count: $0, previousAttempt: attemptedLevel) == nil }
+    }
+    switch step.action {
+    case .fault(let point, let kind):
+      return Self.place(of: point, in: app) == .launch && Self.sharedFaults.contains(kind)
+        && normal(base...(base + step.processes - 1))
+    case .clean:
+      return normal(0...base) || (app.protectFinishes && app.exhaustedExitStatus == nil)
+    case .sigterm, .storageError:
+      return false
+    }
+  }
+
+  /// `processes` started at once on one state directory. Each decides under the store's lock:
+  /// the first counts what the previous launch left; a sibling that died before another
+  /// decided is counted by that one, the rest by the next launch. Which is timing, the sum is
+  /// not: every process that died is counted exactly once (README "What counts": a launch of a
+  /// process still running is not counted).
+  mutating func sharedLaunch(_ step: ExplorationStep, app: ExplorationApp) -> Prediction {
+    let canProtect = !admitsOnlyNormal(step, app: app)
+    count += pendingDead
+    pendingDead = 0
+    pendingShared = false
+    var prediction = Prediction(
+      outcome: .finished, signal: nil, exitCode: nil, count: nil, mode: canProtect ? nil : "normal", level: nil,
+      relaunched: canProtect ? nil : false, stateCount: nil, attemptedLevel: nil, fired: nil)
+    if case .fault(let point, let kind) = step.action {
+      let end = kind.end
+      prediction.outcome = end.outcome
+      prediction.signal = end.signal
+      prediction.exitCode = end.exitCode
+      prediction.fired = point
+      pendingDead = step.processes
+      pendingShared = true
+    } else {
+      // All finished: whoever finished last wrote count 0 and no attempted level.
+      count = 0
+      attemptedLevel = nil
+      prediction.stateCount = 0
+      prediction.attemptedLevel = 0
+    }
+    return prediction
+  }
+
+  /// No process of a clean launch of several can be in protect mode.
+  private func admitsOnlyNormal(_ step: ExplorationStep, app: ExplorationApp) -> Bool {
+    if case .fault = step.action { return true }
+    return (0...(count + pendingDead)).allSatisfy {
+      Self.level(app, count: $0, previousAttempt: attemptedLevel) == nil
+    }
   }
 }
 

@@ -62,11 +62,18 @@ public struct ExplorationStep: Sendable, Equatable {
   public var edit: StateEdit?
   /// What happens in it.
   public var action: LaunchAction
+  /// Times the fault's failpoint passes before it fires (`N*off->fault`): a life action that
+  /// runs twice fails the second time.
+  public var skip: Int
+  /// Processes started at once on the same state directory (`parallel:`).
+  public var processes: Int
 
   /// A launch.
-  public init(edit: StateEdit?, action: LaunchAction) {
+  public init(edit: StateEdit?, action: LaunchAction, skip: Int = 0, processes: Int = 1) {
     self.edit = edit
     self.action = action
+    self.skip = skip
+    self.processes = processes
   }
 }
 
@@ -80,6 +87,9 @@ public struct ExplorationApp: Sendable, Equatable {
   public var levels: [(name: String, at: Int)]
   /// Whether the repair calls `protectFinished()` (`immediate`) or never does.
   public var protectFinishes: Bool
+  /// `protect_finish: after_life_actions`: in protect mode the life actions are held, the
+  /// launch is relaunched after they were added, and each held action is performed once.
+  public var lifeActionsHeld = false
   /// Life actions the app adds (each gives a `life.<key>` failpoint).
   public var lifeActions: [String]
   /// A custom policy (the seed's `shouldProtect` closure): the counts at which it protects,
@@ -113,7 +123,8 @@ public struct ExplorationApp: Sendable, Equatable {
   public static func == (lhs: ExplorationApp, rhs: ExplorationApp) -> Bool {
     lhs.threshold == rhs.threshold && lhs.levels.map(\.name) == rhs.levels.map(\.name)
       && lhs.levels.map(\.at) == rhs.levels.map(\.at) && lhs.protectFinishes == rhs.protectFinishes
-      && lhs.lifeActions == rhs.lifeActions && lhs.customProtectsAt == rhs.customProtectsAt
+      && lhs.lifeActionsHeld == rhs.lifeActionsHeld && lhs.lifeActions == rhs.lifeActions
+      && lhs.customProtectsAt == rhs.customProtectsAt
       && lhs.exhaustedExitStatus == rhs.exhaustedExitStatus && lhs.deadlineSeconds == rhs.deadlineSeconds
       && lhs.ignoresTermination == rhs.ignoresTermination && lhs.ignoresReboots == rhs.ignoresReboots
       && lhs.resetsOnNewBinary == rhs.resetsOnNewBinary && lhs.declared == rhs.declared && lhs.daemon == rhs.daemon
@@ -123,7 +134,7 @@ public struct ExplorationApp: Sendable, Equatable {
   /// As `CHAOS_APP` fields.
   var json: JSONValue {
     var fields: [String: JSONValue] = [
-      "protect_finish": .string(protectFinishes ? "immediate" : "never"),
+      "protect_finish": .string(protectFinishes ? (lifeActionsHeld ? "after_life_actions" : "immediate") : "never"),
       "life_actions": .array(lifeActions.map(JSONValue.string)),
     ]
     if let exhaustedExitStatus { fields["exhausted"] = .string("exit(\(exhaustedExitStatus))") }
@@ -138,19 +149,20 @@ public struct ExplorationApp: Sendable, Equatable {
   }
 }
 
-/// What the contract says one launch must show.
+/// What the contract says one launch must show. A nil field is not predicted: in a launch of
+/// several processes at once, which of them counted which sibling is a matter of timing.
 public struct Prediction: Sendable, Equatable {
   public var outcome: Outcome
   public var signal: Int32?
   public var exitCode: Int32?
-  public var count: Int
-  public var mode: String
+  public var count: Int?
+  public var mode: String?
   public var level: Int?
-  public var relaunched: Bool
+  public var relaunched: Bool?
   /// The persisted count after the launch.
-  public var stateCount: Int
+  public var stateCount: Int?
   /// The persisted attempted level after the launch (0: none).
-  public var attemptedLevel: Int
+  public var attemptedLevel: Int?
   /// Where the injected fault fired, if it did (for coverage).
   public var fired: String?
 }

@@ -43,6 +43,10 @@ public struct Explorer: Sendable {
     public var levelsReached: Set<Int> = []
     public var levelsConfigured: Set<Int> = []
     public var declaredFailpoints: [String] = []
+    /// Launches that ran several processes at once on one state directory.
+    public var sharedLaunches = 0
+    /// Faults that fired only on a failpoint's second pass (a life action run twice).
+    public var secondPassFaults = 0
     public var failure: Failure?
 
     /// The divergence, shrunk.
@@ -91,7 +95,7 @@ public struct Explorer: Sendable {
     let runner = ScenarioRunner(options: runOptions)
     let started = Date()
     let state = Mutex(Report(seed: options.seed))
-    state.withLock { $0.declaredFailpoints = generator.points }
+    state.withLock { $0.declaredFailpoints = generator.points + generator.lifePoints }
     let next = Mutex(0)
     let found = Mutex<(ExplorationSequence, ScenarioResult, Double)?>(nil)
     let budgetSeconds = options.seconds
@@ -108,16 +112,20 @@ public struct Explorer: Sendable {
         let sequence = generator.sequence(seed: options.seed, index: index)
         let result = runner.run(scenario(sequence, name: "s\(index)"))
         let predictions = sequence.predictions
+        // Launches that ran (a failing scenario stops early; a launch may run several processes).
+        let ran = Set(result.processes.map(\.launch)).count
         let snapshot = state.withLock { report -> Report in
           report.sequences += 1
           report.launches += result.processes.count
-          for prediction in predictions.prefix(result.processes.count) {
+          for prediction in predictions.prefix(ran) {
             if prediction.mode == "protect" { report.protectLaunches += 1 }
             if let level = prediction.level { report.levelsReached.insert(level) }
           }
           report.levelsConfigured.formUnion(1...max(1, sequence.app.levels.count))
-          for (step, prediction) in zip(sequence.steps, predictions).prefix(result.processes.count) {
+          for (step, prediction) in zip(sequence.steps, predictions).prefix(ran) {
+            if step.processes > 1 { report.sharedLaunches += 1 }
             guard let point = prediction.fired else { continue }
+            if step.skip > 0 { report.secondPassFaults += 1 }
             let kind: String
             switch step.action {
             case .fault(_, let fault): kind = fault.rawValue

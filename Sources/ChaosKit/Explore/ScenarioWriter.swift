@@ -13,6 +13,11 @@ enum ScenarioWriter {
     if !scenario.environment.isEmpty {
       lines.append("env: \(json(.object(scenario.environment.mapValues(JSONValue.string))))")
     }
+    if let daemon = scenario.daemon {
+      var fields = ["stop_timeout: \(seconds(daemon.stopTimeout))"]
+      if daemon.stopAfter > 0 { fields.insert("stop_after: \(seconds(daemon.stopAfter))", at: 0) }
+      lines.append(daemon == DaemonSpec() ? "daemon: true" : "daemon: { \(fields.joined(separator: ", ")) }")
+    }
     lines.append("launches:")
     for spec in scenario.launches {
       var first = true
@@ -21,6 +26,7 @@ enum ScenarioWriter {
         first = false
       }
       if !spec.failpoints.isEmpty { add("failpoints: \(quoted(spec.failpoints))") }
+      if spec.parallel > 1 { add("parallel: \(spec.parallel)") }
       if let timeout = spec.timeoutSeconds { add("timeout: \(seconds(timeout))") }
       if !spec.before.isEmpty { add("before: [\(spec.before.map(setup).joined(separator: ", "))]") }
       if let delivery = spec.sendSignal {

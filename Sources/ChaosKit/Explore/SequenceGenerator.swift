@@ -35,7 +35,20 @@ public struct ExplorationSequence: Sendable, Equatable {
       // A target that declared its policy is not sent a configuration.
       app: app.declared ? (baseApp.flatMap { $0.isObject ? $0 : nil }) : .object(appFields),
       environment: environment,
-      swiftBacktrace: "enable=no", supervisor: nil, launches: launches)
+      swiftBacktrace: "enable=no", supervisor: nil,
+      // A daemon is stopped as a supervisor would once it finished launching (and the stop must not count).
+      daemon: app.daemon ? DaemonSpec() : nil, launches: launches)
+  }
+
+  /// Whether the model predicts every launch without depending on timing
+  /// (`ContractModel.admits`); the shrinker keeps only such candidates.
+  public var isPredictable: Bool {
+    var model = ContractModel()
+    for step in steps {
+      guard model.admits(step, app: app) else { return false }
+      _ = model.step(step, app: app)
+    }
+    return true
   }
 
   /// Per-launch watchdog for a launch that hangs on purpose.
@@ -43,7 +56,7 @@ public struct ExplorationSequence: Sendable, Equatable {
 
   static func launch(_ step: ExplorationStep, _ prediction: Prediction, app: ExplorationApp) -> LaunchSpec {
     var spec = LaunchSpec(
-      line: 0, failpoints: "", failpointsLine: 0, app: nil, environment: [:], repeatCount: 1, parallel: 1,
+      line: 0, failpoints: "", failpointsLine: 0, app: nil, environment: [:], repeatCount: 1, parallel: step.processes,
       timeoutSeconds: nil, before: [], sendSignal: nil, expect: Expectation())
     switch step.edit {
     case .reboot: spec.before = [.editBootID("explore-rebooted")]
@@ -56,7 +69,7 @@ public struct ExplorationSequence: Sendable, Equatable {
     switch step.action {
     case .clean: break
     case .fault(let point, let kind):
-      spec.failpoints = "\(point)=\(kind.rawValue)"
+      spec.failpoints = step.skip > 0 ? "\(point)=\(step.skip)*off->\(kind.rawValue)" : "\(point)=\(kind.rawValue)"
       // A hang runs into the launch deadline when the target declared one, else the watchdog.
       if kind == .hang {
         spec.timeoutSeconds = app.deadlineSeconds.map { $0 + (app.declared ? 2 : 0.7) } ?? hangTimeout
@@ -68,18 +81,16 @@ public struct ExplorationSequence: Sendable, Equatable {
     case .storageError:
       spec.failpoints = "store.write=1*return(EIO)"
     }
-    // A daemon is stopped the way a supervisor would once it finished launching; it must exit 0.
-    if app.daemon, spec.sendSignal == nil {
-      spec.sendSignal = SignalDelivery(signal: SIGTERM, afterEvent: "launching_finished")
-    }
     var expect = Expectation()
     expect.outcome = prediction.outcome
     expect.signal = prediction.signal
-    if app.daemon, prediction.outcome == .finished {
-      // The supervisor's SIGTERM may land before the daemon set up its own shutdown (and end
-      // it by SIGTERM): either is a clean stop. What must hold is that it finished launching,
-      // and — the next launch's count — that the stop is not counted.
+    if app.daemon, prediction.outcome != .finished, let fired = prediction.fired,
+      ContractModel.place(of: fired, in: app) == .afterLaunch
+    {
+      // A fault after the launch races the harness's stop (`daemon:`): either may end the
+      // daemon. That neither is counted is the next launch's count.
       expect.outcome = nil
+      expect.signal = nil
       expect.events = [EventPattern(name: "launching_finished", fields: [:])]
     }
     if app.declared, case .sigterm = step.action {
@@ -93,10 +104,12 @@ public struct ExplorationSequence: Sendable, Equatable {
     expect.mode = prediction.mode
     expect.level = prediction.level
     expect.relaunched = prediction.relaunched
-    var state = StateExpectation()
-    state.count = prediction.stateCount
-    state.attemptedLevel = prediction.attemptedLevel
-    expect.state = state
+    if prediction.stateCount != nil || prediction.attemptedLevel != nil {
+      var state = StateExpectation()
+      state.count = prediction.stateCount
+      state.attemptedLevel = prediction.attemptedLevel
+      expect.state = state
+    }
     spec.expect = expect
     return spec
   }
@@ -113,16 +126,19 @@ public struct SequenceGenerator: Sendable {
   /// The configuration a target declared (protocol 2, `TargetDiscovery`); nil: generate one.
   public var declaredApp: ExplorationApp?
 
+  /// Whether the target lists `life.*` and takes `CHAOS_APP`: the generated app's life actions
+  /// (`serve`, `sync`) are then failpoints too. A declaring target's keys are unknown.
+  public var lifePoints: [String] = []
+
+  /// The life actions a generated app may add: one, one key twice, or two.
+  static let lifeActionChoices: [[String]] = [["serve"], ["serve", "serve"], ["serve", "sync"]]
+
   /// A generator over the target's declared failpoints (`store.*` are used for storage
-  /// faults only; `life.*` becomes `life.serve`, the life action the generated app adds).
+  /// faults only; `life.*` becomes the generated app's life actions).
   public init(declared: [String], declaredApp: ExplorationApp? = nil) {
     self.declaredApp = declaredApp
-    points = declared.compactMap { name -> String? in
-      if name.hasPrefix("store.") { return nil }
-      // The generated app adds the life action `serve`; a declaring target's keys are unknown.
-      if name == "life.*" { return declaredApp == nil ? "life.serve" : nil }
-      return name.hasSuffix("*") ? nil : name
-    }.sorted()
+    points = declared.filter { !$0.hasPrefix("store.") && !$0.hasSuffix("*") }.sorted()
+    if declared.contains("life.*"), declaredApp == nil { lifePoints = ["life.serve", "life.sync"] }
   }
 
   /// The sequence number `index` of the run seeded `seed`.
@@ -132,7 +148,9 @@ public struct SequenceGenerator: Sendable {
     var model = ContractModel()
     var steps: [ExplorationStep] = []
     for _ in 0..<Int.random(in: lengths, using: &random) {
-      let step = self.step(model: model, app: app, &random)
+      var step = self.step(model: model, app: app, &random)
+      // What the model cannot predict without timing is proposed again as a plain launch.
+      if !model.admits(step, app: app) { step = ExplorationStep(edit: nil, action: .clean) }
       _ = model.step(step, app: app)
       steps.append(step)
     }
@@ -152,7 +170,10 @@ public struct SequenceGenerator: Sendable {
     }
     var app = ExplorationApp(
       threshold: Int.random(in: 1...3, using: &random), levels: levels,
-      protectFinishes: Double.random(in: 0..<1, using: &random) < 0.85, lifeActions: ["serve"])
+      protectFinishes: Double.random(in: 0..<1, using: &random) < 0.85,
+      lifeActions: Self.lifeActionChoices.randomElement(using: &random)!)
+    // Some hold their life actions in protect mode and perform them after the relaunch.
+    if app.protectFinishes, Double.random(in: 0..<1, using: &random) < 0.35 { app.lifeActionsHeld = true }
     // Some configurations end hangs with a launch deadline, some exit once every level failed.
     if Double.random(in: 0..<1, using: &random) < 0.3 { app.deadlineSeconds = 0.3 }
     if Double.random(in: 0..<1, using: &random) < 0.2 { app.exhaustedExitStatus = 75 }
@@ -162,7 +183,7 @@ public struct SequenceGenerator: Sendable {
   private func step(model: ContractModel, app: ExplorationApp, _ random: inout SeededGenerator) -> ExplorationStep {
     var edit: StateEdit?
     let roll = Double.random(in: 0..<1, using: &random)
-    if model.deadSentinel, roll < 0.06 {
+    if model.deadSentinel, !model.pendingShared, roll < 0.06 {
       edit = .reboot
     } else if model.deadSentinel, roll < 0.12 {
       edit = .reusedPid
@@ -171,9 +192,20 @@ public struct SequenceGenerator: Sendable {
     } else if roll < 0.19 {
       edit = Bool.random(using: &random) ? .corruptState : .truncatedState
     }
-    let next = model.count + (model.deadSentinel ? 1 : 0)
+    let next = model.count + model.pendingDead
     let protecting = ContractModel.level(app, count: next, previousAttempt: model.attemptedLevel) != nil
+    let points = self.points + lifePoints.filter { app.lifeActions.contains(String($0.dropFirst(5))) }
     let action = Double.random(in: 0..<1, using: &random)
+    if !app.daemon, edit == nil, Double.random(in: 0..<1, using: &random) < 0.07 {
+      // Several processes at once on the one state directory: all crash in the launch, or all finish.
+      let processes = Int.random(in: 2...4, using: &random)
+      let launchPoints = points.filter { ContractModel.place(of: $0, in: app) == .launch }
+      if Bool.random(using: &random), let point = launchPoints.randomElement(using: &random) {
+        let kind = ContractModel.sharedFaults.randomElement(using: &random)!
+        return ExplorationStep(edit: nil, action: .fault(point: point, kind: kind), processes: processes)
+      }
+      return ExplorationStep(edit: nil, action: .clean, processes: processes)
+    }
     if action < 0.7, !points.isEmpty {
       // In protect mode, aim at the repair half the time: that is what escalates.
       let repairPoints = points.filter { $0.hasPrefix("protect.") || app.pointPhases[$0] == "repair" }
@@ -183,12 +215,14 @@ public struct SequenceGenerator: Sendable {
       var kind = FaultKind.allCases.randomElement(using: &random)!
       // return(errno) fails a task, and only the reference app's reaction (exit 4) is known.
       if kind == .ioError && (!point.hasPrefix("task.") || app.declared) { kind = .segv }
-      return ExplorationStep(edit: edit, action: .fault(point: point, kind: kind))
+      // A life action that runs twice may fail the second time.
+      let skip = lifePoints.contains(point) && Double.random(in: 0..<1, using: &random) < 0.4 ? 1 : 0
+      return ExplorationStep(edit: edit, action: .fault(point: point, kind: kind), skip: skip)
     }
     if action < 0.8, let point = points.randomElement(using: &random) {
       return ExplorationStep(edit: edit, action: .sigterm(point: point))
     }
-    if action < 0.86, edit == nil {
+    if action < 0.86, edit == nil, !model.pendingShared {
       return ExplorationStep(edit: nil, action: .storageError)
     }
     return ExplorationStep(edit: edit, action: .clean)

@@ -8,7 +8,7 @@ enum Shrinker {
     var current = sequence
     var tries = 0
     func attempt(_ candidate: ExplorationSequence) -> Bool {
-      guard candidate != current, tries < budget else { return false }
+      guard candidate != current, tries < budget, candidate.isPredictable else { return false }
       tries += 1
       if fails(candidate) {
         current = candidate
@@ -48,15 +48,23 @@ enum Shrinker {
 
   static func simplifications(of step: ExplorationStep) -> [ExplorationStep] {
     var result: [ExplorationStep] = []
-    if step.edit != nil { result.append(ExplorationStep(edit: nil, action: step.action)) }
+    func with(_ change: (inout ExplorationStep) -> Void) {
+      var simpler = step
+      change(&simpler)
+      result.append(simpler)
+    }
+    if step.processes > 1 { with { $0.processes = 1 } }
+    if step.edit != nil { with { $0.edit = nil } }
+    if step.skip > 0 { with { $0.skip = 0 } }
     switch step.action {
     case .fault(let point, let kind):
-      if kind != .segv && kind != .kill {
-        result.append(ExplorationStep(edit: step.edit, action: .fault(point: point, kind: .segv)))
+      if kind != .segv && kind != .kill { with { $0.action = .fault(point: point, kind: .segv) } }
+      with {
+        $0.action = .clean
+        $0.skip = 0
       }
-      result.append(ExplorationStep(edit: step.edit, action: .clean))
     case .sigterm, .storageError:
-      result.append(ExplorationStep(edit: step.edit, action: .clean))
+      with { $0.action = .clean }
     case .clean:
       break
     }
@@ -66,36 +74,30 @@ enum Shrinker {
   static func simplifications(of app: ExplorationApp) -> [ExplorationApp] {
     var result: [ExplorationApp] = []
     if app.declared { return result }  // the target's own policy: not ours to simplify
-    if app.exhaustedExitStatus != nil {
+    func with(_ change: (inout ExplorationApp) -> Void) {
       var candidate = app
-      candidate.exhaustedExitStatus = nil
+      change(&candidate)
       result.append(candidate)
     }
-    if app.deadlineSeconds != nil {
-      var candidate = app
-      candidate.deadlineSeconds = nil
-      result.append(candidate)
-    }
+    if app.exhaustedExitStatus != nil { with { $0.exhaustedExitStatus = nil } }
+    if app.lifeActionsHeld { with { $0.lifeActionsHeld = false } }
+    if app.lifeActions.count > 1 { with { $0.lifeActions.removeLast() } }
+    if app.deadlineSeconds != nil { with { $0.deadlineSeconds = nil } }
     if !app.protectFinishes {
-      var candidate = app
-      candidate.protectFinishes = true
-      result.append(candidate)
+      with {
+        $0.protectFinishes = true
+        $0.lifeActionsHeld = false
+      }
     }
     if app.levels.count > 1 {
-      var candidate = app
-      candidate.levels.removeLast()
-      result.append(candidate)
+      with { $0.levels.removeLast() }
     } else if !app.levels.isEmpty {
-      var candidate = app
-      candidate.threshold = app.levels[0].at
-      candidate.levels = []
-      result.append(candidate)
+      with {
+        $0.threshold = app.levels[0].at
+        $0.levels = []
+      }
     }
-    if app.levels.isEmpty && app.threshold > 1 {
-      var candidate = app
-      candidate.threshold -= 1
-      result.append(candidate)
-    }
+    if app.levels.isEmpty && app.threshold > 1 { with { $0.threshold -= 1 } }
     return result
   }
 }

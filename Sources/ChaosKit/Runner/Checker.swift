@@ -8,8 +8,16 @@ struct Observation {
   var crash: CrashRecord?
   var backtrace: Backtrace?
   var stateDirectory: String
+  /// The harness stopped it as a daemon after `launching_finished` (`daemon:`).
+  var stoppedByHarness = false
 
   var outcome: Outcome {
+    // A daemon ended by the harness's stop — gracefully or by the SIGTERM itself — finished.
+    if stoppedByHarness, end == .exited(0) || end == .signaled(SIGTERM),
+      events.contains(where: { $0.name == "launching_finished" })
+    {
+      return .finished
+    }
     switch end {
     case .timedOut: return .timeout
     case .signaled(SIGKILL): return .killed
@@ -24,6 +32,17 @@ struct Observation {
 
 /// The assertions: each expectation compared with what was observed, as readable failures.
 enum Checker {
+  /// A stop the harness made after `launching_finished` (`daemon:`) is never counted: the
+  /// launch after it must not list the stopped pid in its `launch` event's `counted`.
+  static func checkStopsNotCounted(_ stopped: [pid_t: Int], _ seen: Observation) -> [String] {
+    guard !stopped.isEmpty, let counted = seen.launchEvent?["counted"]?.array else { return [] }
+    return counted.compactMap(\.int).compactMap { pid in
+      stopped[pid_t(pid)].map { launch in
+        "counted launch \(launch) (pid \(pid)), which the harness stopped with SIGTERM after it finished launching: a stop is never counted"
+      }
+    }
+  }
+
   static func check(_ expect: Expectation, _ seen: Observation) -> [String] {
     var failures: [String] = []
     func fail(_ what: String, expected: String, saw: String) {

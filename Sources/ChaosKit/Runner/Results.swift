@@ -32,6 +32,8 @@ public struct ProcessResult: Codable, Sendable {
   public var failures: [String]
   /// What each of the launch's `requests:` did (nil when it has none).
   public var requests: [RequestResult]? = nil
+  /// The harness stopped it as a daemon (`daemon:`) after it finished launching.
+  public var stoppedByHarness = false
 }
 
 /// A scenario's result.

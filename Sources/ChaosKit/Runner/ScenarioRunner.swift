@@ -26,6 +26,7 @@ public struct ScenarioRunner: Sendable {
       let stateDirectory = workDirectory + "/state"
       // The protocol promises an existing, empty state directory when a scenario starts.
       try FileManager.default.createDirectory(atPath: stateDirectory, withIntermediateDirectories: true)
+      var stoppedEarlier: [pid_t: Int] = [:]
       launches: for (index, spec) in scenario.launches.enumerated() {
         let number = index + 1
         do {
@@ -42,8 +43,10 @@ public struct ScenarioRunner: Sendable {
         for iteration in 1...spec.repeatCount {
           let processes = runLaunch(
             scenario, spec, number: number, iteration: iteration, target: target, workDirectory: workDirectory,
-            stateDirectory: stateDirectory)
+            stateDirectory: stateDirectory, stoppedEarlier: stoppedEarlier)
           result.processes += processes
+          stoppedEarlier = Dictionary(
+            processes.filter(\.stoppedByHarness).map { ($0.pid, number) }, uniquingKeysWith: { $1 })
           for process in processes where !process.failures.isEmpty {
             result.status = "failed"
             var place = "launch \(number) (line \(spec.line)"
@@ -85,9 +88,11 @@ public struct ScenarioRunner: Sendable {
     try checkFailpointNames(scenario, target: try resolveTarget(scenario))
   }
 
+  /// `stoppedEarlier`: the pids the harness stopped as daemons in the launch before, with its
+  /// number; this launch must not count them.
   private func runLaunch(
     _ scenario: Scenario, _ spec: LaunchSpec, number: Int, iteration: Int, target: String, workDirectory: String,
-    stateDirectory: String
+    stateDirectory: String, stoppedEarlier: [pid_t: Int]
   ) -> [ProcessResult] {
     var label = "launch-\(number)"
     if spec.repeatCount > 1 { label += "-r\(iteration)" }
@@ -96,6 +101,7 @@ public struct ScenarioRunner: Sendable {
     var supervisors: [SupervisorSession] = []
     var sessions: [pid_t: RequestSession] = [:]
     var requestResults: [pid_t: [RequestResult]] = [:]
+    var daemonStops: [pid_t: DaemonStop] = [:]
     var results: [ProcessResult] = []
     for process in 1...spec.parallel {
       let directory = workDirectory + "/" + label + (spec.parallel > 1 ? "-p\(process)" : "")
@@ -117,6 +123,10 @@ public struct ScenarioRunner: Sendable {
         if let supervisor {
           supervisor.started(pid)
           supervisors.append(supervisor)
+        }
+        // A launch with its own `send_signal` is the scenario's to end.
+        if let daemon = scenario.daemon, spec.sendSignal == nil {
+          daemonStops[pid] = DaemonStop(spec: daemon, pid: pid, eventsPath: directory + "/events.ndjson")
         }
         if !spec.requests.isEmpty {
           let session = RequestSession(
@@ -143,6 +153,7 @@ public struct ScenarioRunner: Sendable {
       let elapsed = Double(MonotonicNanoseconds.now() - child.spawned) / 1e9
       let end = ProcessLauncher.wait(child.pid, timeout: max(0.001, timeout - elapsed)) {
         for supervisor in supervisors { supervisor.tick() }
+        daemonStops[child.pid]?.tick(requestsDone: sessions[child.pid]?.isDone ?? true)
         // `send_signal` waits until the launch's requests are done.
         guard let delivery = spec.sendSignal, !signalled, sessions[child.pid]?.isDone ?? true else { return }
         if EventPeek.contains(delivery.afterEvent, path: child.directory + "/events.ndjson") {
@@ -162,7 +173,8 @@ public struct ScenarioRunner: Sendable {
       var result = observe(
         end, pid: child.pid, directory: child.directory, spec: spec, number: number, iteration: iteration,
         process: child.process, stateDirectory: stateDirectory,
-        milliseconds: Double(reaped - child.spawned) / 1e6)
+        stoppedByHarness: daemonStops[child.pid]?.stopped ?? false,
+        stoppedEarlier: stoppedEarlier, milliseconds: Double(reaped - child.spawned) / 1e6)
       if let requests = requestResults[child.pid] {
         result.requests = requests
         result.failures += requests.compactMap { request in
@@ -176,7 +188,7 @@ public struct ScenarioRunner: Sendable {
 
   private func observe(
     _ end: ProcessEnd, pid: pid_t, directory: String, spec: LaunchSpec, number: Int, iteration: Int, process: Int,
-    stateDirectory: String, milliseconds: Double
+    stateDirectory: String, stoppedByHarness: Bool, stoppedEarlier: [pid_t: Int], milliseconds: Double
   ) -> ProcessResult {
     var failures: [String] = []
     var events: [TargetEvent] = []
@@ -193,8 +205,10 @@ public struct ScenarioRunner: Sendable {
     }
     let backtrace = spec.expect.backtraceContains.isEmpty ? nil : crash.map(symbolizer.symbolize)
     let observation = Observation(
-      end: end, events: events, crash: crash, backtrace: backtrace, stateDirectory: stateDirectory)
+      end: end, events: events, crash: crash, backtrace: backtrace, stateDirectory: stateDirectory,
+      stoppedByHarness: stoppedByHarness)
     failures += Checker.check(spec.expect, observation)
+    failures += Checker.checkStopsNotCounted(stoppedEarlier, observation)
     let fault = events.last { $0.name == "failpoint" }
     return ProcessResult(
       launch: number, line: spec.line, iteration: iteration, process: process, pid: pid, end: end.description,
@@ -204,7 +218,7 @@ public struct ScenarioRunner: Sendable {
       deliveryLatencyMicroseconds: crash.flatMap { record in
         fault.map { Double(Int64(bitPattern: record.entered &- $0.time)) / 1_000 }
       },
-      durationMilliseconds: milliseconds, artifacts: directory, failures: failures)
+      durationMilliseconds: milliseconds, artifacts: directory, failures: failures, stoppedByHarness: stoppedByHarness)
   }
 
   private func environment(
@@ -241,86 +255,11 @@ public struct ScenarioRunner: Sendable {
     return (try? encoder.encode(JSONValue.object(fields))).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
   }
 
-  private func resolveTarget(_ scenario: Scenario) throws(ScenarioError) -> String {
-    let name = options.targetOverride ?? scenario.target
-    var candidates: [String] = []
-    if name == "chaos-target", let reference = options.referenceTarget { candidates.append(reference) }
-    if name.hasPrefix("/") {
-      candidates.append(name)
-    } else {
-      candidates.append(
-        URL(fileURLWithPath: scenario.path).deletingLastPathComponent().appendingPathComponent(name).path)
-      candidates.append(FileManager.default.currentDirectoryPath + "/" + name)
-      // A bare name is also a product built beside the running `chaos` or test bundle.
-      if !name.contains("/") { candidates.append(ScenarioCase.executable(name)) }
-    }
-    if let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) { return found }
-    let reason =
-      candidates.contains(where: { FileManager.default.fileExists(atPath: $0) }) ? "is not executable" : "not found"
-    throw ScenarioError(
-      path: scenario.path, line: options.targetOverride == nil ? scenario.targetLine : 0, column: 0,
-      message: "target '\(name)' \(reason) (looked in: \(candidates.joined(separator: ", ")))"
-        + (options.targetOverride == nil ? "" : " (from --target)"))
-  }
-
-  /// Every `failpoints:` name checked against what the target declares, when it can list them.
-  private func checkFailpointNames(_ scenario: Scenario, target: String) throws(ScenarioError) {
-    for spec in scenario.launches where !spec.failpoints.isEmpty {
-      guard let listing = TargetFailpoints.list(target: target, app: Self.appJSON(scenario.app, spec.app)),
-        let unknown = TargetFailpoints.firstUndeclared(in: spec.failpoints, listing: listing)
-      else { continue }
-      throw ScenarioError(
-        path: scenario.path, line: spec.failpointsLine, column: 0,
-        message:
-          "unknown failpoint '\(unknown)' for target \(target) (declared: \(listing.failpoints.joined(separator: ", ")))"
-      )
-    }
-  }
-
   /// The last `lines` non-empty lines of a text file (the target's stderr).
   static func tail(of path: String, lines: Int) -> [String] {
     guard let data = FileManager.default.contents(atPath: path) else { return [] }
     return Array(
       String(decoding: data.suffix(8192), as: UTF8.self).split(separator: "\n").map(String.init).suffix(lines))
-  }
-
-  private func copyBinary(_ target: String, into directory: String) throws(ScenarioError) -> String {
-    let copy = directory + "/" + URL(fileURLWithPath: target).lastPathComponent
-    try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    if let failure = Self.copyExecutable(target, to: copy) {
-      throw ScenarioError(
-        path: target, line: 0, column: 0, message: "cannot copy the target for new_binary: \(failure)")
-    }
-    return copy
-  }
-
-  /// Copies with close-on-exec descriptors: a child forked by another job while the copy is
-  /// open for writing would otherwise keep it open, and exec of the copy fails with ETXTBSY.
-  static func copyExecutable(_ source: String, to destination: String) -> String? {
-    let input = open(source, O_RDONLY | O_CLOEXEC)
-    guard input >= 0 else { return "open \(source): \(String(cString: strerror(errno)))" }
-    defer { close(input) }
-    let output = open(destination, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
-    guard output >= 0 else { return "create \(destination): \(String(cString: strerror(errno)))" }
-    var buffer = [UInt8](repeating: 0, count: 1 << 20)
-    while true {
-      let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
-      if count < 0, errno == EINTR { continue }
-      if count <= 0 {
-        close(output)
-        return count == 0 ? nil : "read \(source): \(String(cString: strerror(errno)))"
-      }
-      var written = 0
-      while written < count {
-        let result = buffer.withUnsafeBytes { write(output, $0.baseAddress! + written, count - written) }
-        if result < 0, errno == EINTR { continue }
-        guard result > 0 else {
-          close(output)
-          return "write \(destination): \(String(cString: strerror(errno)))"
-        }
-        written += result
-      }
-    }
   }
 }
 

@@ -106,8 +106,15 @@ final class SupervisorSession {
     }
   }
 
-  /// Appends one event line (O_APPEND, one write: lines never interleave with the target's).
   private func record(_ fields: [String: String]) {
+    HarnessEvent.append(fields, pid: pid, to: eventsPath)
+  }
+}
+
+/// Events the harness itself writes into a process's events file (`source: supervisor`).
+enum HarnessEvent {
+  /// Appends one event line (O_APPEND, one write: lines never interleave with the target's).
+  static func append(_ fields: [String: String], pid: pid_t, to eventsPath: String) {
     var object: [String: Any] = fields
     object["pid"] = Int(pid)
     object["t"] = MonotonicNanoseconds.now()

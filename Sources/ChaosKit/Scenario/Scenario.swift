@@ -23,6 +23,8 @@ public struct Scenario: Sendable {
   public var swiftBacktrace: String
   /// The harness plays systemd for every launch (nil: it does not).
   public var supervisor: SupervisorSpec?
+  /// The target is a daemon: the harness stops each launch once it finished launching (nil: it does not).
+  public var daemon: DaemonSpec? = nil
   /// The launches, in order.
   public var launches: [LaunchSpec]
 
@@ -47,6 +49,24 @@ public struct SupervisorSpec: Sendable, Equatable {
   public var stopTimeout: Double
   /// `WatchdogSec`: `WATCHDOG_USEC` is set; SIGABRT when a keep-alive is this late after `READY=1`.
   public var watchdog: Double?
+}
+
+/// `daemon:`: the target stays up after `launching_finished`, as a server does. The harness
+/// stops each launch the way a service manager stops a service: SIGTERM once the launch
+/// finished (and its requests are done) and `stopAfter` passed, SIGKILL to the group
+/// `stopTimeout` later. A launch ended by that stop (exit 0 or the SIGTERM) is `finished`, and
+/// the next launch must not count it.
+public struct DaemonSpec: Sendable, Equatable {
+  /// How long the daemon runs after `launching_finished` before the SIGTERM.
+  public var stopAfter: Double = 0
+  /// How long it has to exit after the SIGTERM before its group is SIGKILLed (systemd's `TimeoutStopSec`).
+  public var stopTimeout: Double = 5
+
+  /// The defaults: stop at once, 5 s to exit.
+  public init(stopAfter: Double = 0, stopTimeout: Double = 5) {
+    self.stopAfter = stopAfter
+    self.stopTimeout = stopTimeout
+  }
 }
 
 /// One entry of `launches:`.

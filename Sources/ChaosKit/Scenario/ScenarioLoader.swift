@@ -7,10 +7,13 @@ import Yams
 public enum ScenarioLoader {
   /// Keys allowed at the top of a scenario (kept in step with `Scenarios/scenario.schema.json` by a test).
   public static let scenarioKeys = [
-    "name", "description", "timeout", "target", "app", "env", "swift_backtrace", "supervisor", "launches",
+    "name", "description", "timeout", "target", "app", "env", "swift_backtrace", "supervisor", "daemon",
+    "launches",
   ]
   /// Keys allowed in `supervisor`.
   public static let supervisorKeys = ["notify", "start_timeout", "stop_timeout", "watchdog"]
+  /// Keys allowed in `daemon` (when it is a mapping rather than `true`).
+  public static let daemonKeys = ["stop_after", "stop_timeout"]
   /// Keys allowed in a launch.
   public static let launchKeys = [
     "failpoints", "app", "env", "repeat", "parallel", "timeout", "before", "send_signal", "expect", "requests",
@@ -105,7 +108,21 @@ public enum ScenarioLoader {
         try reader.string(node, what: "swift_backtrace")
       } ?? "enable=no",
       supervisor: try top["supervisor"].map { node throws(ScenarioError) in try supervisor(node, reader: reader) },
+      daemon: try top["daemon"].flatMap { node throws(ScenarioError) in try daemon(node, reader: reader) },
       launches: launches)
+  }
+
+  /// `daemon: true`, `daemon: false` or `daemon: { stop_after, stop_timeout }`.
+  private static func daemon(_ node: Node, reader: NodeReader) throws(ScenarioError) -> DaemonSpec? {
+    if node.mapping == nil { return try reader.bool(node, what: "daemon") ? DaemonSpec() : nil }
+    let map = try reader.mapping(node, keys: daemonKeys, what: "daemon")
+    return DaemonSpec(
+      stopAfter: try map["stop_after"].map { node throws(ScenarioError) in
+        try reader.duration(node, what: "stop_after")
+      } ?? 0,
+      stopTimeout: try map["stop_timeout"].map { node throws(ScenarioError) in
+        try reader.duration(node, what: "stop_timeout")
+      } ?? 5)
   }
 
   private static func supervisor(_ node: Node, reader: NodeReader) throws(ScenarioError) -> SupervisorSpec {

@@ -1,0 +1,65 @@
+import Foundation
+import XCTest
+
+@testable import ChaosKit
+
+/// What `chaos explore` writes is what it ran: every generated sequence, written as YAML and
+/// loaded back, has the same launches, expectations and daemon stop.
+final class ScenarioWriterTests: XCTestCase {
+  func roundTrip(_ scenario: Scenario) throws -> Scenario {
+    try ScenarioLoader.parse(ScenarioWriter.yaml(scenario, comments: ["a comment"]), path: "written.yaml")
+  }
+
+  func assertSameLaunches(_ written: Scenario, _ loaded: Scenario, _ label: String) {
+    XCTAssertEqual(loaded.daemon, written.daemon, label)
+    XCTAssertEqual(loaded.app, written.app, label)
+    XCTAssertEqual(loaded.environment, written.environment, label)
+    XCTAssertEqual(loaded.launches.count, written.launches.count, label)
+    for (index, (a, b)) in zip(written.launches, loaded.launches).enumerated() {
+      let place = "\(label), launch \(index + 1)"
+      XCTAssertEqual(b.failpoints, a.failpoints, place)
+      XCTAssertEqual(b.parallel, a.parallel, place)
+      XCTAssertEqual(b.timeoutSeconds, a.timeoutSeconds, place)
+      XCTAssertEqual(b.before, a.before, place)
+      XCTAssertEqual(b.sendSignal, a.sendSignal, place)
+      XCTAssertEqual(b.expect.outcome, a.expect.outcome, place)
+      XCTAssertEqual(b.expect.signal, a.expect.signal, place)
+      XCTAssertEqual(b.expect.exitCode, a.expect.exitCode, place)
+      XCTAssertEqual(b.expect.count, a.expect.count, place)
+      XCTAssertEqual(b.expect.mode, a.expect.mode, place)
+      XCTAssertEqual(b.expect.level, a.expect.level, place)
+      XCTAssertEqual(b.expect.relaunched, a.expect.relaunched, place)
+      XCTAssertEqual(b.expect.events, a.expect.events, place)
+      XCTAssertEqual(b.expect.state?.count, a.expect.state?.count, place)
+      XCTAssertEqual(b.expect.state?.attemptedLevel, a.expect.state?.attemptedLevel, place)
+    }
+  }
+
+  func testGeneratedSequencesSurviveTheRoundTrip() throws {
+    let generator = SequenceGenerator(declared: ["task.ui", "launch.begin", "protect.begin", "life.*", "store.write"])
+    var shared = 0
+    for index in 0..<150 {
+      let sequence = generator.sequence(seed: 3, index: index)
+      shared += sequence.steps.filter { $0.processes > 1 }.count
+      let written = sequence.scenario(target: "chaos-target", baseApp: nil, path: "s.yaml")
+      assertSameLaunches(written, try roundTrip(written), "sequence \(index)")
+    }
+    XCTAssertGreaterThan(shared, 0, "shared launches were written")
+  }
+
+  func testADeclaredDaemonIsWrittenWithItsStop() throws {
+    var app = ExplorationApp(threshold: 1, levels: [("quarantine", 2)], protectFinishes: true, lifeActions: [])
+    app.declared = true
+    app.daemon = true
+    let generator = SequenceGenerator(declared: ["kv.load", "protect.begin"], declaredApp: app)
+    let sequence = generator.sequence(seed: 5, index: 0)
+    let written = sequence.scenario(
+      target: "kvd", baseApp: nil, environment: ["KVD_DATA_DIR": "${CHAOS_STATE_DIR}/data"], path: "s.yaml")
+    XCTAssertEqual(written.daemon, DaemonSpec())
+    XCTAssertTrue(ScenarioWriter.yaml(written, comments: []).contains("\ndaemon: true\n"))
+    assertSameLaunches(written, try roundTrip(written), "daemon")
+    var custom = written
+    custom.daemon = DaemonSpec(stopAfter: 0.25, stopTimeout: 2)
+    XCTAssertEqual(try roundTrip(custom).daemon, DaemonSpec(stopAfter: 0.25, stopTimeout: 2))
+  }
+}
