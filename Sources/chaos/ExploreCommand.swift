@@ -153,7 +153,7 @@ enum ExploreReportText {
       "failpoints reached: \(pointsReached) of \(report.declaredFailpoints.count); fault kinds reached: \(kindsReached) of \(kinds.count); cells never reached: \(missing) of \(possible)"
     )
     lines.append(
-      "protect mode: \(report.protectLaunches) launches; levels reached: \(report.levelsReached.sorted().map(String.init).joined(separator: ", ")) (configured up to \(report.levelsConfigured.max() ?? 1))"
+      "protect mode: \(report.protectLaunches) launches; levels reached: \(report.levelsReached.sorted().map(String.init).joined(separator: ", ")) \(report.customPolicy ? "(a custom policy: one more level each time a repair dies)" : "(configured up to \(report.levelsConfigured.max() ?? 1))")"
     )
     lines.append(
       "launches of several processes on one state directory: \(report.sharedLaunches); faults on a failpoint's second pass: \(report.secondPassFaults)"

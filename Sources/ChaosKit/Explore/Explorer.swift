@@ -42,6 +42,8 @@ public struct Explorer: Sendable {
     public var protectLaunches = 0
     public var levelsReached: Set<Int> = []
     public var levelsConfigured: Set<Int> = []
+    /// The target's policy is a custom `shouldProtect` closure: its levels are 1, 2, 3… as repairs keep dying.
+    public var customPolicy = false
     public var declaredFailpoints: [String] = []
     /// Launches that ran several processes at once on one state directory.
     public var sharedLaunches = 0
@@ -122,6 +124,7 @@ public struct Explorer: Sendable {
             if let level = prediction.level { report.levelsReached.insert(level) }
           }
           report.levelsConfigured.formUnion(1...max(1, sequence.app.levels.count))
+          if sequence.app.customProtectsAt != nil { report.customPolicy = true }
           for (step, prediction) in zip(sequence.steps, predictions).prefix(ran) {
             if step.processes > 1 { report.sharedLaunches += 1 }
             guard let point = prediction.fired else { continue }
