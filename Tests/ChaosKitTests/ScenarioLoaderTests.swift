@@ -64,6 +64,24 @@ final class ScenarioLoaderTests: XCTestCase {
     assertError(
       "name: x\nlaunches:\n  - send_signal: { signal: SIGTERM }\n    expect: {}\n", line: 3, column: 18,
       "send_signal needs 'signal' and 'after_event'")
+    assertError("name: x\ndaemon: yes please\nlaunches:\n  - expect: {}\n", line: 2, column: 9, "'daemon' must be true")
+    assertError(
+      "name: x\ndaemon: { stop_timeout: 0s }\nlaunches:\n  - expect: {}\n", line: 2, column: 25,
+      "bad duration '0s' for 'stop_timeout'")
+    assertError(
+      "name: x\ndaemon: { grace: 1s }\nlaunches:\n  - expect: {}\n", line: 2, column: 11,
+      "unknown key 'grace' in daemon")
+  }
+
+  /// `daemon:` in each of its forms; `stop_after` may be 0 (its default), `stop_timeout` not.
+  func testDaemonForms() throws {
+    func daemon(_ text: String) throws -> DaemonSpec? {
+      try ScenarioLoader.parse("name: x\ndaemon: \(text)\nlaunches:\n  - expect: {}\n", path: "d.yaml").daemon
+    }
+    XCTAssertEqual(try daemon("true"), DaemonSpec())
+    XCTAssertNil(try daemon("false"))
+    XCTAssertEqual(try daemon("{ stop_after: 500ms, stop_timeout: 2s }"), DaemonSpec(stopAfter: 0.5, stopTimeout: 2))
+    XCTAssertEqual(try daemon("{ stop_after: 0s }"), DaemonSpec())
   }
 
   /// Writes `bytes` to a file and loads it; the error, or a failure when it loads.

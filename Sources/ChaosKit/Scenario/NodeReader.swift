@@ -55,8 +55,8 @@ struct NodeReader {
     return value
   }
 
-  /// `10s`, `500ms`, `2m` or a plain number of seconds.
-  func duration(_ node: Node, what: String = "timeout") throws(ScenarioError) -> Double {
+  /// `10s`, `500ms`, `2m` or a plain number of seconds; more than 0 unless `zeroAllowed`.
+  func duration(_ node: Node, what: String = "timeout", zeroAllowed: Bool = false) throws(ScenarioError) -> Double {
     guard case .scalar(let scalar) = node else { throw error(node, "'\(what)' must be a duration like 10s or 500ms") }
     let text = scalar.string.trimmingCharacters(in: .whitespaces)
     let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60)]
@@ -68,9 +68,10 @@ struct NodeReader {
     {
       seconds = value * scale
     }
-    guard let seconds, seconds > 0, seconds <= 3600 else {
+    guard let seconds, seconds > 0 || (zeroAllowed && seconds == 0), seconds <= 3600 else {
       let field = what == "timeout" ? "" : " for '\(what)'"
-      throw error(node, "bad duration '\(text)'\(field) (expected e.g. 10s, 500ms, 2m; more than 0, at most 1 hour)")
+      let least = zeroAllowed ? "at least 0" : "more than 0"
+      throw error(node, "bad duration '\(text)'\(field) (expected e.g. 10s, 500ms, 2m; \(least), at most 1 hour)")
     }
     return seconds
   }

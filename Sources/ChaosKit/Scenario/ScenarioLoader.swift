@@ -114,11 +114,16 @@ public enum ScenarioLoader {
 
   /// `daemon: true`, `daemon: false` or `daemon: { stop_after, stop_timeout }`.
   private static func daemon(_ node: Node, reader: NodeReader) throws(ScenarioError) -> DaemonSpec? {
-    if node.mapping == nil { return try reader.bool(node, what: "daemon") ? DaemonSpec() : nil }
+    if node.mapping == nil {
+      guard case .scalar(let scalar) = node, let value = Bool.construct(from: scalar) else {
+        throw reader.error(node, "'daemon' must be true, false or a mapping { stop_after, stop_timeout }")
+      }
+      return value ? DaemonSpec() : nil
+    }
     let map = try reader.mapping(node, keys: daemonKeys, what: "daemon")
     return DaemonSpec(
       stopAfter: try map["stop_after"].map { node throws(ScenarioError) in
-        try reader.duration(node, what: "stop_after")
+        try reader.duration(node, what: "stop_after", zeroAllowed: true)
       } ?? 0,
       stopTimeout: try map["stop_timeout"].map { node throws(ScenarioError) in
         try reader.duration(node, what: "stop_timeout")
