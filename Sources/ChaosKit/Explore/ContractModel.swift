@@ -227,15 +227,12 @@ extension ContractModel {
     guard step.processes > 1 else { return true }
     guard !app.daemon, step.edit == nil, step.skip == 0 else { return false }
     let base = count + pendingDead
-    func normal(_ counts: ClosedRange<Int>) -> Bool {
-      counts.allSatisfy { Self.level(app, count: $0, previousAttempt: attemptedLevel) == nil }
-    }
     switch step.action {
     case .fault(let point, let kind):
       return Self.place(of: point, in: app) == .launch && Self.sharedFaults.contains(kind)
-        && normal(base...(base + step.processes - 1))
+        && neverProtects(at: base...(base + step.processes - 1), app: app)
     case .clean:
-      return normal(0...base) || (app.protectFinishes && app.exhaustedExitStatus == nil)
+      return neverProtects(at: 0...base, app: app) || (app.protectFinishes && app.exhaustedExitStatus == nil)
     case .sigterm, .storageError:
       return false
     }
@@ -247,7 +244,13 @@ extension ContractModel {
   /// not: every process that died is counted exactly once (README "What counts": a launch of a
   /// process still running is not counted).
   mutating func sharedLaunch(_ step: ExplorationStep, app: ExplorationApp) -> Prediction {
-    let canProtect = !admitsOnlyNormal(step, app: app)
+    // An admitted shared crash never protects; a shared clean launch may, from any count it can see.
+    let canProtect: Bool
+    if case .fault = step.action {
+      canProtect = false
+    } else {
+      canProtect = !neverProtects(at: 0...(count + pendingDead), app: app)
+    }
     count += pendingDead
     pendingDead = 0
     pendingShared = false
@@ -272,12 +275,9 @@ extension ContractModel {
     return prediction
   }
 
-  /// No process of a clean launch of several can be in protect mode.
-  private func admitsOnlyNormal(_ step: ExplorationStep, app: ExplorationApp) -> Bool {
-    if case .fault = step.action { return true }
-    return (0...(count + pendingDead)).allSatisfy {
-      Self.level(app, count: $0, previousAttempt: attemptedLevel) == nil
-    }
+  /// Whether a launch seeing any of `counts` (and this state's attempted level) runs in normal mode.
+  private func neverProtects(at counts: ClosedRange<Int>, app: ExplorationApp) -> Bool {
+    counts.allSatisfy { Self.level(app, count: $0, previousAttempt: attemptedLevel) == nil }
   }
 }
 

@@ -194,7 +194,7 @@ public struct SequenceGenerator: Sendable {
     }
     let next = model.count + model.pendingDead
     let protecting = ContractModel.level(app, count: next, previousAttempt: model.attemptedLevel) != nil
-    let points = self.points + lifePoints.filter { app.lifeActions.contains(String($0.dropFirst(5))) }
+    let points = self.points + lifePoints.filter { point in app.lifeActions.contains { "life." + $0 == point } }
     let action = Double.random(in: 0..<1, using: &random)
     if !app.daemon, edit == nil, Double.random(in: 0..<1, using: &random) < 0.07 {
       // Several processes at once on the one state directory: all crash in the launch, or all finish.

@@ -12,17 +12,14 @@ struct Observation {
   var stoppedByHarness = false
 
   var outcome: Outcome {
+    let launched = events.contains { $0.name == "launching_finished" }
     // A daemon ended by the harness's stop — gracefully or by the SIGTERM itself — finished.
-    if stoppedByHarness, end == .exited(0) || end == .signaled(SIGTERM),
-      events.contains(where: { $0.name == "launching_finished" })
-    {
-      return .finished
-    }
+    if stoppedByHarness, launched, end == .exited(0) || end == .signaled(SIGTERM) { return .finished }
     switch end {
     case .timedOut: return .timeout
     case .signaled(SIGKILL): return .killed
     case .signaled: return .crash
-    case .exited(0) where events.contains(where: { $0.name == "launching_finished" }): return .finished
+    case .exited(0) where launched: return .finished
     case .exited: return .exit
     }
   }

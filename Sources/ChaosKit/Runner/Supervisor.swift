@@ -17,7 +17,7 @@ final class SupervisorSession {
   private var ready = false
   private var startDeadline = UInt64.max
   private var lastKeepAlive: UInt64 = 0
-  private var stopDeadline: UInt64?
+  private var stop: StopEscalation?
   private var reaped = false
 
   struct Failure: Error, CustomStringConvertible {
@@ -50,6 +50,7 @@ final class SupervisorSession {
   /// The process started now.
   func started(_ pid: pid_t) {
     self.pid = pid
+    stop = StopEscalation(pid: pid, eventsPath: eventsPath, timeout: spec.stopTimeout)
     if let timeout = spec.startTimeout { startDeadline = MonotonicNanoseconds.now() + UInt64(timeout * 1e9) }
   }
 
@@ -63,26 +64,16 @@ final class SupervisorSession {
   func tick() {
     guard !reaped else { return }
     receive()
-    let now = MonotonicNanoseconds.now()
-    if let stopDeadline {
-      if now > stopDeadline {
-        record(["event": "supervisor", "action": "SIGKILL", "reason": "stop-timeout"])
-        kill(-pid, SIGKILL)
-        self.stopDeadline = .max
-      }
+    guard stop?.begun == false else {
+      stop?.tick()
       return
     }
+    let now = MonotonicNanoseconds.now()
     if !ready, now > startDeadline {
-      stop(SIGTERM, reason: "start-timeout")
+      stop?.begin(SIGTERM, reason: "start-timeout")
     } else if ready, let watchdog = spec.watchdog, now > lastKeepAlive + UInt64(watchdog * 1e9) {
-      stop(SIGABRT, reason: "watchdog")
+      stop?.begin(SIGABRT, reason: "watchdog")
     }
-  }
-
-  private func stop(_ signal: Int32, reason: String) {
-    record(["event": "supervisor", "action": Signals.name(signal), "reason": reason])
-    kill(pid, signal)
-    stopDeadline = MonotonicNanoseconds.now() + UInt64(spec.stopTimeout * 1e9)
   }
 
   private func receive() {
@@ -92,7 +83,7 @@ final class SupervisorSession {
       guard count > 0 else { return }
       let now = MonotonicNanoseconds.now()
       for line in String(decoding: buffer[0..<count], as: UTF8.self).split(separator: "\n") {
-        record(["event": "notify", "message": String(line)])
+        HarnessEvent.append(["event": "notify", "message": String(line)], pid: pid, to: eventsPath)
         if line == "READY=1" {
           ready = true
           lastKeepAlive = now
@@ -104,26 +95,5 @@ final class SupervisorSession {
         }
       }
     }
-  }
-
-  private func record(_ fields: [String: String]) {
-    HarnessEvent.append(fields, pid: pid, to: eventsPath)
-  }
-}
-
-/// Events the harness itself writes into a process's events file (`source: supervisor`).
-enum HarnessEvent {
-  /// Appends one event line (O_APPEND, one write: lines never interleave with the target's).
-  static func append(_ fields: [String: String], pid: pid_t, to eventsPath: String) {
-    var object: [String: Any] = fields
-    object["pid"] = Int(pid)
-    object["t"] = MonotonicNanoseconds.now()
-    object["source"] = "supervisor"
-    guard var data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return }
-    data.append(0x0A)
-    let file = open(eventsPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-    guard file >= 0 else { return }
-    _ = data.withUnsafeBytes { write(file, $0.baseAddress, $0.count) }
-    close(file)
   }
 }
