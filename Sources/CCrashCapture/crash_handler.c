@@ -1,7 +1,7 @@
 // The crash signal handler.
 //
 // Everything the handler calls, and why it is async-signal-safe:
-//   clock_gettime, write, open, close, sigaction, sigprocmask, raise, nanosleep
+//   clock_gettime, write, open, close, sigaction, sigprocmask, raise, nanosleep, getpid, _exit
 //       — listed as async-signal-safe in POSIX.1-2008 XSH 2.4.3 / signal-safety(7).
 //   syscall(SYS_gettid), syscall(SYS_prctl, PR_GET_NAME) — raw system calls; glibc's
 //       syscall() only moves registers and sets errno (no locks, no allocation).
@@ -111,26 +111,35 @@ static void write_all(int fd, const char *data, size_t length) {
 
 /// Restores what the signal did before us (or the default) so that re-raising ends the
 /// process with the original signal, as the parent must see it in WTERMSIG.
-static void restore_disposition(int signo) {
+/// Returns whether that is the default action.
+static int restore_disposition(int signo) {
   struct sigaction *previous = &previous_actions[signo];
   int previous_is_handler = (previous->sa_flags & SA_SIGINFO) ? previous->sa_sigaction != NULL
                                                               : (previous->sa_handler != SIG_DFL && previous->sa_handler != SIG_IGN);
   if (chain_to_previous && previous_is_handler) {
     sigaction(signo, previous, NULL);
+    return 0;
   } else {
     struct sigaction fallback;
     memset(&fallback, 0, sizeof fallback);
     fallback.sa_handler = SIG_DFL;
     sigemptyset(&fallback.sa_mask);
     sigaction(signo, &fallback, NULL);
+    return 1;
   }
 }
 
-/// A fault re-executes on return and reaches the restored disposition by itself; a signal
-/// that was sent (abort, kill, tgkill) or a trap whose PC moved past int3 must be raised again.
+/// A fault re-executes on return and reaches the restored disposition by itself (the kernel
+/// forces it, even on PID 1); a signal that was sent (abort, kill, tgkill) or a trap whose PC
+/// moved past int3 must be raised again. PID 1 of a PID namespace (a container without an
+/// init) never receives a default-action signal it sends itself: there the process ends with
+/// exit status 128+N, what container runtimes report for a death by N.
 static void pass_on(int signo, const siginfo_t *info) {
-  restore_disposition(signo);
-  if (info->si_code <= 0 || signo == SIGTRAP) raise(signo);
+  int default_action = restore_disposition(signo);
+  if (info->si_code <= 0 || signo == SIGTRAP) {
+    if (default_action && getpid() == 1) _exit(128 + signo);
+    raise(signo);
+  }
 }
 
 /// What a walk is for: a crash (the `crash` event and the report file), a requested thread
@@ -268,6 +277,7 @@ static void crash_handler(int signo, siginfo_t *info, void *context) {
       sigaddset(&unblock, original);
       sigprocmask(SIG_UNBLOCK, &unblock, NULL);
       raise(original);
+      if (getpid() == 1) _exit(128 + original);
       return;
     }
     // Another thread is recording its crash and will end the process; wait for that

@@ -1,67 +1,150 @@
 // SIGTERM during the launch: tells LaunchProtection that a stop was requested, then lets the
 // signal do whatever it did before.
 //
-// Composition rules (other owners of SIGTERM: swift-service-lifecycle through libdispatch's
-// signal source, which installs its own handler and reads a signalfd; an app's own handler):
-// - install saves whatever was there and chains to it from the handler;
-// - uninstall restores it only if our handler is still the current one: a handler installed
-//   after ours is never replaced;
+// Composition rules (other owners of SIGTERM: swift-service-lifecycle and Vapor through
+// libdispatch's signal sources, an app's own handler):
+// - install saves whatever is there and chains to it from the handler; it never trusts an
+//   earlier install, since libdispatch's first signal source for SIGTERM replaces any handler
+//   without chaining;
+// - SIGTERM owned by libdispatch (its handler is the current one): nothing is installed. The
+//   signal reaches libdispatch's signalfd, read by its manager thread and handed to every
+//   Dispatch source for SIGTERM, so the Swift side adds a source of its own (StopRequests.swift);
+// - while armed, the watcher re-checks the owner (lcc_stop_signal_check): a handler installed
+//   after ours without chaining gets ours on top of it again, chaining to it; libdispatch
+//   taking over makes the Swift side add its source;
+// - uninstall restores what was there only if our handler is still the current one: a
+//   handler installed after ours is never replaced;
 // - when what was there is the default action (termination), the handler does not terminate
 //   by itself: it wakes the watcher thread, which records the stop durably and then ends the
-//   process by SIGTERM (`lcc_stop_signal_terminate`), so the parent still sees SIGTERM.
+//   process (lcc_die_by_signal: by SIGTERM, or exit status 143 as PID 1, where the kernel
+//   drops a default-action SIGTERM the process sends itself).
 //
 // Calls made inside the handler, all async-signal-safe per POSIX.1-2008 XSH 2.4.3
 // (signal-safety(7)): write(2) (to the watcher's pipe), nanosleep(2) (waiting, at most 1 s, for
-// the watcher to record the stop before chaining to another handler), sigaction(2),
-// pthread_sigmask(3) and raise(3) (only on the chained-default path after the launch finished),
-// plus whatever handler it chains to. Atomics are lock-free. No allocation, no locks.
+// the watcher to record the stop before chaining to another handler), syscall(SYS_gettid)
+// (gettid(2)), and on the chained-default path after the launch finished sigaction(2),
+// pthread_sigmask(3), raise(3), getpid(2) and _exit(2) (lcc_die_by_signal); plus whatever
+// handler it chains to. Atomics are lock-free. No allocation, no locks.
 #define _GNU_SOURCE
 #include "CCrashCapture.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
-static struct sigaction previous_action;
-static _Atomic int installed = 0;
+// What our handler chains to. Two slots so the watcher can replace it (a handler installed
+// after ours, now under ours) while a SIGTERM may be reading it: the new one is written to the
+// unused slot, then published by switching `chain_slot`.
+static struct sigaction chain_actions[2];
+static _Atomic int chain_slot = 0;
+// What was there before the handler we now chain to was installed over ours: that handler may
+// chain back to ours (its saved previous action), and then we stand for this one.
+static struct sigaction outer_action;
+static _Atomic int has_outer_action = 0;
+// The thread inside our handler while it calls the chained handler (0: none).
+static _Atomic pid_t chaining_thread = 0;
 // The launch is in progress: a SIGTERM now is a stop request to record.
 static _Atomic int armed = 0;
 static _Atomic int requested = 0;
 // The watcher wrote the stop to the sentinel (lcc_stop_signal_recorded).
 static _Atomic int recorded = 0;
-static int wake_write_fd = -1;
+static _Atomic int wake_write_fd = -1;
+// A handler we chain to chained back to us while what we stood for was the default action:
+// the watcher ends the process once the stop is recorded, as before that handler came.
+static _Atomic int terminate_after_record = 0;
 
-static int previous_is_default(void) {
-  return !(previous_action.sa_flags & SA_SIGINFO) && previous_action.sa_handler == SIG_DFL;
+static void stop_signal_handler(int signo, siginfo_t *info, void *context);
+
+static int is_default(const struct sigaction *action) {
+  return !(action->sa_flags & SA_SIGINFO) && action->sa_handler == SIG_DFL;
 }
 
-static void die_by_default_action(void) {
+static int is_ignored(const struct sigaction *action) {
+  return !(action->sa_flags & SA_SIGINFO) && action->sa_handler == SIG_IGN;
+}
+
+static void *handler_address(const struct sigaction *action) {
+  return (action->sa_flags & SA_SIGINFO) ? (void *)action->sa_sigaction : (void *)action->sa_handler;
+}
+
+void lcc_die_by_signal(int signo) {
   struct sigaction fallback;
   memset(&fallback, 0, sizeof fallback);
   fallback.sa_handler = SIG_DFL;
   sigemptyset(&fallback.sa_mask);
-  sigaction(SIGTERM, &fallback, NULL);
+  sigaction(signo, &fallback, NULL);
   sigset_t unblock;
   sigemptyset(&unblock);
-  sigaddset(&unblock, SIGTERM);
+  sigaddset(&unblock, signo);
   pthread_sigmask(SIG_UNBLOCK, &unblock, NULL);
-  raise(SIGTERM);
+  raise(signo);
+  // Still here: the kernel dropped it. PID 1 of a PID namespace (a container without an init)
+  // only receives signals it has a handler for; end the way a container runtime reports a
+  // death by that signal.
+  _exit(128 + signo);
+}
+
+int lcc_signal_owner(int signo, char *module, size_t module_size) {
+  if (module && module_size) module[0] = 0;
+  struct sigaction current;
+  if (sigaction(signo, NULL, &current) != 0) return -1;
+  if (is_default(&current)) return LCC_SIGNAL_OWNER_DEFAULT;
+  if (is_ignored(&current)) return LCC_SIGNAL_OWNER_IGNORED;
+  void *address = handler_address(&current);
+  if (address == (void *)stop_signal_handler) return LCC_SIGNAL_OWNER_OURS;
+  Dl_info where;
+  if (dladdr(address, &where) && where.dli_fname) {
+    if (module && module_size) {
+      strncpy(module, where.dli_fname, module_size - 1);
+      module[module_size - 1] = 0;
+    }
+    // libdispatch's signal sources install `_dispatch_muxnote_signal_block_and_raise`.
+    if (strstr(where.dli_fname, "libdispatch")) return LCC_SIGNAL_OWNER_DISPATCH;
+  }
+  return LCC_SIGNAL_OWNER_HANDLER;
+}
+
+static void call_action(const struct sigaction *action, int signo, siginfo_t *info, void *context) {
+  if (action->sa_flags & SA_SIGINFO) {
+    if (action->sa_sigaction) action->sa_sigaction(signo, info, context);
+  } else if (action->sa_handler != SIG_DFL && action->sa_handler != SIG_IGN) {
+    action->sa_handler(signo);
+  } else if (action->sa_handler == SIG_DFL && !atomic_load(&armed)) {
+    // Reached by chaining from a handler installed after ours, once the launch is over: the
+    // action we stand for is the default one, termination.
+    lcc_die_by_signal(signo);
+  }
 }
 
 static void stop_signal_handler(int signo, siginfo_t *info, void *context) {
   int saved_errno = errno;
+  pid_t self = (pid_t)syscall(SYS_gettid);
+  if (atomic_load(&chaining_thread) == self) {
+    // The handler we chain to chained back to us, its saved previous action: stand for what
+    // was there before it (the stop is already being recorded).
+    if (atomic_load(&has_outer_action)) {
+      if (is_default(&outer_action) && atomic_load(&armed)) atomic_store(&terminate_after_record, 1);
+      call_action(&outer_action, signo, info, context);
+    }
+    errno = saved_errno;
+    return;
+  }
+  const struct sigaction *chained = &chain_actions[atomic_load(&chain_slot)];
   if (atomic_load(&armed)) {
     int first = 0;
-    if (atomic_compare_exchange_strong(&requested, &first, 1) && wake_write_fd >= 0) {
+    int fd = atomic_load(&wake_write_fd);
+    if (atomic_compare_exchange_strong(&requested, &first, 1) && fd >= 0) {
       char byte = 'T';
-      ssize_t ignored = write(wake_write_fd, &byte, 1);
+      ssize_t ignored = write(fd, &byte, 1);
       (void)ignored;
     }
-    if (previous_is_default()) {
+    if (is_default(chained)) {
       // The watcher records the stop, then ends the process (lcc_stop_signal_terminate).
       errno = saved_errno;
       return;
@@ -72,55 +155,71 @@ static void stop_signal_handler(int signo, siginfo_t *info, void *context) {
     struct timespec pause = {0, 100000};
     for (int waited = 0; waited < 10000 && !atomic_load(&recorded); waited++) nanosleep(&pause, NULL);
   }
-  if (previous_action.sa_flags & SA_SIGINFO) {
-    if (previous_action.sa_sigaction) previous_action.sa_sigaction(signo, info, context);
-  } else if (previous_action.sa_handler != SIG_DFL && previous_action.sa_handler != SIG_IGN) {
-    previous_action.sa_handler(signo);
-  } else if (previous_action.sa_handler == SIG_DFL) {
-    // Reached by chaining from a handler installed after ours, once the launch is over: the
-    // action we stand for is the default one, termination.
-    die_by_default_action();
-  }
+  atomic_store(&chaining_thread, self);
+  call_action(chained, signo, info, context);
+  atomic_store(&chaining_thread, 0);
   errno = saved_errno;
 }
 
-int lcc_stop_signal_install(int wake_fd) {
-  if (atomic_load(&installed)) {
-    // Another launch in this process (tests, a second organizer): same handler, armed again.
-    wake_write_fd = wake_fd;
-    atomic_store(&requested, 0);
-    atomic_store(&recorded, 0);
-    atomic_store(&armed, 1);
-    return 0;
-  }
-  struct sigaction current;
-  if (sigaction(SIGTERM, NULL, &current) != 0) return -1;
-  if (!(current.sa_flags & SA_SIGINFO) && current.sa_handler == SIG_IGN) return 1;
-  wake_write_fd = wake_fd;
-  atomic_store(&requested, 0);
-  atomic_store(&recorded, 0);
-  atomic_store(&armed, 1);
+/// Puts our handler in front of `current`, chaining to it.
+static int install_over(const struct sigaction *current) {
+  int slot = 1 - atomic_load(&chain_slot);
+  chain_actions[slot] = *current;
+  atomic_store(&chain_slot, slot);
   struct sigaction action;
   memset(&action, 0, sizeof action);
   action.sa_sigaction = stop_signal_handler;
   action.sa_flags = SA_SIGINFO | SA_RESTART;
   sigemptyset(&action.sa_mask);
-  if (sigaction(SIGTERM, &action, &previous_action) != 0) {
+  return sigaction(SIGTERM, &action, NULL);
+}
+
+int lcc_stop_signal_install(int wake_fd) {
+  atomic_store(&wake_write_fd, wake_fd);
+  atomic_store(&requested, 0);
+  atomic_store(&recorded, 0);
+  atomic_store(&has_outer_action, 0);
+  atomic_store(&terminate_after_record, 0);
+  atomic_store(&armed, 1);
+  struct sigaction current;
+  if (sigaction(SIGTERM, NULL, &current) != 0) return -1;
+  switch (lcc_signal_owner(SIGTERM, NULL, 0)) {
+    case LCC_SIGNAL_OWNER_OURS: return 0;  // another launch in this process: armed again
+    case LCC_SIGNAL_OWNER_IGNORED: return 1;
+    case LCC_SIGNAL_OWNER_DISPATCH: return 2;
+    default: break;
+  }
+  if (install_over(&current) != 0) {
     atomic_store(&armed, 0);
     return -1;
   }
-  atomic_store(&installed, 1);
   return 0;
+}
+
+int lcc_stop_signal_check(void) {
+  if (!atomic_load(&armed)) return 0;
+  struct sigaction current;
+  if (sigaction(SIGTERM, NULL, &current) != 0) return -1;
+  switch (lcc_signal_owner(SIGTERM, NULL, 0)) {
+    case LCC_SIGNAL_OWNER_OURS: return 0;
+    case LCC_SIGNAL_OWNER_IGNORED: return 1;
+    case LCC_SIGNAL_OWNER_DISPATCH: return 2;
+    default: break;
+  }
+  // A handler (or the default action) was put in place of ours during the launch: ours goes
+  // on top again and chains to it. If it chains back to ours, we then stand for what we
+  // chained to before.
+  outer_action = chain_actions[atomic_load(&chain_slot)];
+  atomic_store(&has_outer_action, 1);
+  return install_over(&current) == 0 ? 3 : -1;
 }
 
 int lcc_stop_signal_uninstall(void) {
   atomic_store(&armed, 0);
-  if (!atomic_load(&installed)) return 0;
   struct sigaction current;
   if (sigaction(SIGTERM, NULL, &current) != 0) return -1;
-  atomic_store(&installed, 0);
-  if ((current.sa_flags & SA_SIGINFO) && current.sa_sigaction == stop_signal_handler) {
-    sigaction(SIGTERM, &previous_action, NULL);
+  if (handler_address(&current) == (void *)stop_signal_handler) {
+    sigaction(SIGTERM, &chain_actions[atomic_load(&chain_slot)], NULL);
     return 0;
   }
   // Someone installed a handler after ours: theirs stays. Ours stays reachable through their
@@ -128,12 +227,17 @@ int lcc_stop_signal_uninstall(void) {
   return 1;
 }
 
+int lcc_stop_signal_armed(void) { return atomic_load(&armed); }
+
 void lcc_stop_signal_recorded(void) { atomic_store(&recorded, 1); }
 
-int lcc_stop_signal_should_terminate(void) { return atomic_load(&requested) && previous_is_default(); }
+int lcc_stop_signal_should_terminate(void) {
+  return atomic_load(&requested) &&
+         (is_default(&chain_actions[atomic_load(&chain_slot)]) || atomic_load(&terminate_after_record));
+}
 
 void lcc_stop_signal_terminate(void) {
   // Our handler ran in place of the default action (as the current handler, or chained to by
   // a later one that hands the signal on): termination is what the sender asked for.
-  die_by_default_action();
+  lcc_die_by_signal(SIGTERM);
 }

@@ -1,20 +1,38 @@
-// vfork + exec with PR_SET_PDEATHSIG, which posix_spawn cannot set.
+// vfork + exec with PR_SET_PDEATHSIG, which posix_spawn cannot set; or clone into new PID and
+// mount namespaces (a container's PID 1) + exec.
 //
-// Between vfork and exec the child shares the parent's memory and runs on its stack, so it
-// only makes async-signal-safe system calls and reports a failure through `child_error`
-// (the parent is suspended until the child execs or exits). The parent blocks every signal
-// around vfork so none of its handlers runs in the child; the child resets every caught or
-// ignored signal to its default before unblocking (its handler table is its own copy).
+// Between the fork and exec the child shares the parent's memory and runs on its own or the
+// parent's stack, so it only makes async-signal-safe system calls and reports a failure
+// through `child_error` (the parent is suspended until the child execs or exits). The parent
+// blocks every signal around the fork so none of its handlers runs in the child; the child
+// resets every caught or ignored signal to its default before unblocking (its handler table
+// is its own copy).
 #define _GNU_SOURCE
 #include "CProcessSpawn.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
-#include <sys/prctl.h>
 #include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+struct child_args {
+  const char *path;
+  char *const *argv;
+  char *const *envp;
+  const char *stdout_path;
+  const char *stderr_path;
+  const char *cwd;
+  int die_with_parent;
+  pid_t parent;
+  int container;
+  volatile int child_error;
+};
 
 static int redirect(const char *path, int flags, int target) {
   int fd = open(path, flags, 0644);
@@ -26,6 +44,81 @@ static int redirect(const char *path, int flags, int target) {
   return 0;
 }
 
+/// The child's side: only system calls, then exec; never returns.
+static int run_child(struct child_args *args) {
+  struct sigaction dfl = {0};
+  dfl.sa_handler = SIG_DFL;
+  for (int sig = 1; sig < NSIG; sig++) {
+    struct sigaction current;
+    if (sigaction(sig, NULL, &current) == 0 && current.sa_handler != SIG_DFL) sigaction(sig, &dfl, NULL);
+  }
+  if (args->container) {
+    // Its own /proc, as a container has, without touching the host's mounts: make every
+    // mount private to this namespace first, then mount a proc for the new PID namespace.
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) goto failed;
+    if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0) goto failed;
+  }
+  if (setpgid(0, 0) < 0) goto failed;
+  if (args->die_with_parent) {
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) goto failed;
+    // The parent may have died before the prctl: then nobody would kill us. (In a new PID
+    // namespace the parent is outside it and getppid() is 0.)
+    if (!args->container && getppid() != args->parent) _exit(127);
+  }
+  if (redirect("/dev/null", O_RDONLY, 0) < 0) goto failed;
+  if (redirect(args->stdout_path, O_WRONLY | O_CREAT | O_TRUNC, 1) < 0) goto failed;
+  if (redirect(args->stderr_path, O_WRONLY | O_CREAT | O_TRUNC, 2) < 0) goto failed;
+  if (args->cwd != NULL && chdir(args->cwd) < 0) goto failed;
+  sigset_t empty;
+  sigemptyset(&empty);
+  sigprocmask(SIG_SETMASK, &empty, NULL);
+  execve(args->path, args->argv, args->envp);
+failed:
+  args->child_error = errno ? errno : EINVAL;
+  _exit(127);
+}
+
+static int clone_child(void *arg) { return run_child(arg); }
+
+static int spawn(struct child_args *args, pid_t *pid) {
+  // The clone child's stack (CLONE_VM: it runs in our memory until it execs).
+  size_t stack_size = 256 * 1024;
+  void *stack = NULL;
+  if (args->container) {
+    stack = mmap(NULL, stack_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    if (stack == MAP_FAILED) return errno;
+  }
+  sigset_t all, saved;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &saved);
+  args->parent = getpid();
+  args->child_error = 0;
+
+  pid_t child;
+  if (args->container) {
+    child = clone(clone_child, (char *)stack + stack_size,
+                  CLONE_NEWPID | CLONE_NEWNS | CLONE_VM | CLONE_VFORK | SIGCHLD, args);
+  } else {
+    child = vfork();
+    if (child == 0) run_child(args);
+  }
+
+  int result = 0;
+  if (child < 0) {
+    result = errno;
+  } else if (args->child_error != 0) {
+    // The child failed before exec and has exited: reap it so no zombie is left.
+    result = args->child_error;
+    int status;
+    while (waitpid(child, &status, 0) < 0 && errno == EINTR) {}
+  } else {
+    *pid = child;
+  }
+  pthread_sigmask(SIG_SETMASK, &saved, NULL);
+  if (stack) munmap(stack, stack_size);
+  return result;
+}
+
 int cps_spawn(const char *path, char *const argv[], char *const envp[], const char *stdout_path,
               const char *stderr_path, int die_with_parent, pid_t *pid) {
   return cps_spawn_in(path, argv, envp, stdout_path, stderr_path, die_with_parent, NULL, pid);
@@ -33,50 +126,12 @@ int cps_spawn(const char *path, char *const argv[], char *const envp[], const ch
 
 int cps_spawn_in(const char *path, char *const argv[], char *const envp[], const char *stdout_path,
                  const char *stderr_path, int die_with_parent, const char *cwd, pid_t *pid) {
-  sigset_t all, saved;
-  sigfillset(&all);
-  pthread_sigmask(SIG_SETMASK, &all, &saved);
-  pid_t parent = getpid();
-  volatile int child_error = 0;
+  struct child_args args = {path, argv, envp, stdout_path, stderr_path, cwd, die_with_parent, 0, 0, 0};
+  return spawn(&args, pid);
+}
 
-  pid_t child = vfork();
-  if (child == 0) {
-    struct sigaction dfl = {0};
-    dfl.sa_handler = SIG_DFL;
-    for (int sig = 1; sig < NSIG; sig++) {
-      struct sigaction current;
-      if (sigaction(sig, NULL, &current) == 0 && current.sa_handler != SIG_DFL) sigaction(sig, &dfl, NULL);
-    }
-    if (setpgid(0, 0) < 0) goto failed;
-    if (die_with_parent) {
-      if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) goto failed;
-      // The parent may have died before the prctl: then nobody would kill us.
-      if (getppid() != parent) _exit(127);
-    }
-    if (redirect("/dev/null", O_RDONLY, 0) < 0) goto failed;
-    if (redirect(stdout_path, O_WRONLY | O_CREAT | O_TRUNC, 1) < 0) goto failed;
-    if (redirect(stderr_path, O_WRONLY | O_CREAT | O_TRUNC, 2) < 0) goto failed;
-    if (cwd != NULL && chdir(cwd) < 0) goto failed;
-    sigset_t empty;
-    sigemptyset(&empty);
-    sigprocmask(SIG_SETMASK, &empty, NULL);
-    execve(path, argv, envp);
-  failed:
-    child_error = errno ? errno : EINVAL;
-    _exit(127);
-  }
-
-  int result = 0;
-  if (child < 0) {
-    result = errno;
-  } else if (child_error != 0) {
-    // The child failed before exec and has exited: reap it so no zombie is left.
-    result = child_error;
-    int status;
-    while (waitpid(child, &status, 0) < 0 && errno == EINTR) {}
-  } else {
-    *pid = child;
-  }
-  pthread_sigmask(SIG_SETMASK, &saved, NULL);
-  return result;
+int cps_spawn_container(const char *path, char *const argv[], char *const envp[], const char *stdout_path,
+                        const char *stderr_path, int die_with_parent, const char *cwd, pid_t *pid) {
+  struct child_args args = {path, argv, envp, stdout_path, stderr_path, cwd, die_with_parent, 0, 1, 0};
+  return spawn(&args, pid);
 }

@@ -45,6 +45,20 @@ enum EventTranslation {
     }
   }
 
+  /// `stop_signal {owner, stops_recorded, advice, taken_after_us?}`.
+  static func emit(_ report: StopSignalReport, to log: EventLog) {
+    let owner: String
+    switch report.owner {
+    case .ignored: owner = "ignored"
+    case .dispatchSource: owner = "dispatch_source"
+    case .handler: owner = "handler"
+    case .signalfd: owner = "signalfd"
+    }
+    var fields: [String: Any] = ["owner": owner, "stops_recorded": report.stopsRecorded, "advice": report.advice]
+    if let after = report.takenAfter { fields["taken_after_us"] = Int(after.wholeMicroseconds) }
+    log.emit("stop_signal", fields)
+  }
+
   static func modeName(_ mode: LaunchMode) -> String {
     if case .protect = mode { return "protect" }
     return "normal"

@@ -36,6 +36,13 @@ extension LaunchOrganizer {
       pthread_kill(thread.thread, SIGABRT)
       usleep(500_000)
     }
+    if getpid() == 1 {
+      // PID 1 of a PID namespace (a container without an init) never receives a
+      // default-action SIGABRT it raises itself, and abort(3) would then end by SIGSEGV from
+      // its fallback instruction: run any handler, then exit 134, as a runtime reports SIGABRT.
+      raise(SIGABRT)
+      lcc_die_by_signal(SIGABRT)
+    }
     // abort(3) unblocks SIGABRT on this thread, and if a handler returns, restores the default
     // action and raises again: the process ends by SIGABRT.
     abort()

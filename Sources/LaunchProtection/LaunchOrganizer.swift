@@ -37,6 +37,7 @@ public final class LaunchOrganizer: Sendable {
     var heldLaunch: (@Sendable () -> Void)?
     var heldActions: [String: @Sendable () -> Void] = [:]
     var observers: [@Sendable (LaunchProtectionEvent) -> Void] = []
+    var stopSignalObservers: [@Sendable (StopSignalReport) -> Void] = []
     /// The deadline fired: the process is ending, the launch can no longer finish.
     var hung = false
     /// A stop was requested during the launch: the deadline no longer applies.
@@ -82,6 +83,13 @@ public final class LaunchOrganizer: Sendable {
   /// Adds an observer of every transition. Add observers before `finishLaunching`.
   public func addObserver(_ observer: @escaping @Sendable (LaunchProtectionEvent) -> Void) {
     inner.withLock { $0.observers.append(observer) }
+  }
+
+  /// Adds an observer of who receives SIGTERM during the launch, told once per owner and
+  /// launch when it is not the usual case (``StopSignalReport``): SIGTERM ignored, read where
+  /// the organizer cannot see it, or taken by a new owner during the launch. Log what it says.
+  public func addStopSignalObserver(_ observer: @escaping @Sendable (StopSignalReport) -> Void) {
+    inner.withLock { $0.stopSignalObservers.append(observer) }
   }
 
   /// The current mode.
@@ -234,5 +242,9 @@ public final class LaunchOrganizer: Sendable {
 
   func emit(_ event: LaunchProtectionEvent) {
     for observer in inner.withLock({ $0.observers }) { observer(event) }
+  }
+
+  func emit(_ report: StopSignalReport) {
+    for observer in inner.withLock({ $0.stopSignalObservers }) { observer(report) }
   }
 }

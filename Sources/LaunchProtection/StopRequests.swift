@@ -30,10 +30,15 @@ extension LaunchOrganizer {
   }
 }
 
-/// SIGTERM during the launch, for the organizer that is launching: the C handler
-/// (`stop_signal.c`) wakes this watcher's thread through a pipe, and the thread records the
-/// stop request in the sentinel — a durable write no signal handler may make — then, when
-/// the signal's previous action was the default one, ends the process by SIGTERM.
+/// SIGTERM during the launch, for the organizer that is launching, whoever owns the signal:
+/// - the default action or a handler: the C handler (`stop_signal.c`) goes in front of it and
+///   wakes this watcher's thread through a pipe; the thread records the stop request in the
+///   sentinel — a durable write no signal handler may make — then, when the signal's previous
+///   action was the default one, ends the process by SIGTERM;
+/// - a Dispatch signal source (swift-service-lifecycle, Vapor): libdispatch reads SIGTERM from
+///   a signalfd and hands it to every Dispatch source for it, so a source of ours records it;
+/// - an owner that takes SIGTERM during the launch is adopted by the watcher, which re-checks
+///   the owner every millisecond while a launch is armed, and reported once.
 final class StopSignal: Sendable {
   static let shared = StopSignal()
 
@@ -44,11 +49,19 @@ final class StopSignal: Sendable {
   private struct State: @unchecked Sendable {
     var wakeWrite: Int32 = -1
     var watch = Watch()
+    /// Our Dispatch source while libdispatch owns SIGTERM during a launch.
+    var source: (any DispatchSourceSignal)?
+    /// The owner last reported for this launch.
+    var reported: StopSignalReport.Owner?
+    var armedAt: UInt64 = 0
   }
 
   private let state = Mutex(State())
+  private let sourceQueue = DispatchQueue(label: "launch-protection.stop-signal", qos: .userInteractive)
+  private static let wakeStop: UInt8 = 0x54  // 'T', written by the C handler
+  private static let wakeArmed: UInt8 = 0x41  // 'A': start re-checking the owner
 
-  /// Installs the handler for `organizer`'s launch (one launch at a time per process).
+  /// Starts recording stops for `organizer`'s launch (one launch at a time per process).
   func arm(for organizer: LaunchOrganizer) {
     let wakeFD: Int32? = state.withLock { state in
       if state.wakeWrite < 0 {
@@ -59,34 +72,123 @@ final class StopSignal: Sendable {
         startWatcher(readFD: fds[0])
       }
       state.watch = Watch(organizer: organizer)
+      state.reported = nil
+      state.armedAt = Self.monotonicNanoseconds()
       return state.wakeWrite
     }
     guard let wakeFD else { return }
-    _ = lcc_stop_signal_install(wakeFD)
+    switch lcc_stop_signal_install(wakeFD) {
+    case 1:
+      report(.ignored, to: organizer, duringLaunch: false)
+    case 2:
+      // Registered before the launch goes on: from here every SIGTERM is seen.
+      addDispatchSource(waitForRegistration: true)
+    case 0:
+      if let consumer = SignalfdConsumer.find(signal: SIGTERM) {
+        report(.signalfd(descriptor: consumer), to: organizer, duringLaunch: false)
+      }
+    default:
+      break
+    }
+    var byte = Self.wakeArmed
+    _ = write(wakeFD, &byte, 1)
   }
 
-  /// The launch is over: the handler stops recording and gives SIGTERM back, if it is still the owner.
+  /// The launch is over: stop recording and give SIGTERM back, if we still own it.
   func disarm(for organizer: LaunchOrganizer) {
-    let current = state.withLock { state -> Bool in
-      guard state.watch.organizer === organizer else { return false }
+    let (current, source): (Bool, (any DispatchSourceSignal)?) = state.withLock { state in
+      guard state.watch.organizer === organizer else { return (false, nil) }
       state.watch = Watch()
+      defer { state.source = nil }
+      return (true, state.source)
+    }
+    guard current else { return }
+    source?.cancel()
+    _ = lcc_stop_signal_uninstall()
+  }
+
+  /// A Dispatch source of ours for SIGTERM, beside the owner's: libdispatch hands each
+  /// SIGTERM to every source registered for it. Made only when libdispatch already owns
+  /// SIGTERM (the first source for a signal replaces its handler, which would change what
+  /// SIGTERM does in an app without one).
+  private func addDispatchSource(waitForRegistration: Bool) {
+    let source = DispatchSource.makeSignalSource(signal: SIGTERM, queue: sourceQueue)
+    let added = state.withLock { state -> Bool in
+      guard state.source == nil, state.watch.organizer != nil else { return false }
+      state.source = source
       return true
     }
-    if current { _ = lcc_stop_signal_uninstall() }
+    guard added else { return }
+    source.setEventHandler { [self] in
+      state.withLock { $0.watch.organizer }?.stopRequested()
+    }
+    let registered = DispatchSemaphore(value: 0)
+    source.setRegistrationHandler { registered.signal() }
+    source.resume()
+    if waitForRegistration { _ = registered.wait(timeout: .now() + .milliseconds(200)) }
+  }
+
+  /// Re-checks who owns SIGTERM while a launch is armed (from the watcher thread).
+  private func checkOwner() {
+    switch lcc_stop_signal_check() {
+    case 2:
+      let needed = state.withLock { $0.source == nil && $0.watch.organizer != nil }
+      guard needed else { return }
+      addDispatchSource(waitForRegistration: false)
+      reportDuringLaunch(.dispatchSource)
+    case 3:
+      reportDuringLaunch(.handler)
+    case 1:
+      reportDuringLaunch(.ignored)
+    default:
+      break
+    }
+  }
+
+  private func reportDuringLaunch(_ owner: StopSignalReport.Owner) {
+    guard let organizer = state.withLock({ $0.watch.organizer }) else { return }
+    report(owner, to: organizer, duringLaunch: true)
+  }
+
+  private func report(_ owner: StopSignalReport.Owner, to organizer: LaunchOrganizer, duringLaunch: Bool) {
+    let elapsed: Duration? = state.withLock { state in
+      guard state.reported != owner else { return nil }
+      state.reported = owner
+      return .nanoseconds(Int64(Self.monotonicNanoseconds() - state.armedAt))
+    }
+    guard let elapsed else { return }
+    organizer.emit(StopSignalReport(owner: owner, takenAfter: duringLaunch ? elapsed : nil))
   }
 
   private func startWatcher(readFD: Int32) {
     QuietThread.start(name: "launch-stop-watcher") { [self] in
       var byte: UInt8 = 0
       while true {
+        var descriptor = pollfd(fd: readFD, events: Int16(POLLIN), revents: 0)
+        let ready = poll(&descriptor, 1, lcc_stop_signal_armed() != 0 ? 1 : -1)
+        if ready < 0 {
+          if errno == EINTR { continue }
+          return
+        }
+        if ready == 0 {
+          checkOwner()
+          continue
+        }
         let count = read(readFD, &byte, 1)
         if count < 0, errno == EINTR { continue }
         guard count == 1 else { return }
+        guard byte == Self.wakeStop else { continue }
         let organizer = state.withLock { $0.watch.organizer }
         organizer?.stopRequested()
         lcc_stop_signal_recorded()
         if lcc_stop_signal_should_terminate() != 0 { lcc_stop_signal_terminate() }
       }
     }
+  }
+
+  private static func monotonicNanoseconds() -> UInt64 {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
   }
 }

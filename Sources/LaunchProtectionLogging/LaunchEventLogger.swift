@@ -117,6 +117,13 @@ extension LaunchOrganizer {
   /// Logs every event of this organizer through `logger` (see `LaunchEventLogger`). Call it
   /// before the launch starts, like any observer.
   public func log(to logger: Logger) {
-    addObserver(LaunchEventLogger(logger).callAsFunction)
+    let events = LaunchEventLogger(logger)
+    addObserver(events.callAsFunction)
+    addStopSignalObserver { report in
+      logger.log(
+        level: report.stopsRecorded ? .notice : .warning, "\(report)",
+        metadata: ["launch.event": "stop_signal", "launch.stops_recorded": "\(report.stopsRecorded)"],
+        source: "LaunchProtection")
+    }
   }
 }

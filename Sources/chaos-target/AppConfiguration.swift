@@ -21,7 +21,8 @@ import LaunchProtection
 ///   "launch_on_thread": false, "durability": "processCrash" | "powerLoss",
 ///   "launch_on": "main" | "thread" | "dispatch" | "async", "prepare_all_threads": false,
 ///   "exhausted": "repeat-last-level" | "stay-degraded" | "exit(75)",
-///   "sigterm_source": "before_launch" | "during_launch" | "after_launch" }
+///   "sigterm_source": "before_launch" | "during_launch" | "after_launch", "sigterm_wired": false,
+///   "sigterm_handler": "before_launch" | "during_launch" }
 /// ```
 struct AppConfiguration: Decodable {
   struct Level: Decodable {
@@ -94,6 +95,14 @@ struct AppConfiguration: Decodable {
   /// or after it; a SIGTERM then shuts down gracefully (event `graceful_shutdown`,
   /// `stopRequested()` during the launch, exit 0 once finished).
   var sigtermSource: String?
+  /// With `sigterm_source`: whether the source tells the organizer (`stopRequested()`), as an
+  /// app wiring `LaunchProtectionService` does (default true). False: the source only shuts
+  /// down, as Vapor's serve command and Hummingbird's `runService()` do.
+  var sigtermWired: Bool?
+  /// An app's own SIGTERM handler (sigaction, no chaining, never telling the organizer),
+  /// installed `before_launch` or `during_launch`: a graceful shutdown (event
+  /// `graceful_shutdown`, exit 0 once the launch finished) that a hung launch never completes.
+  var sigtermHandler: String?
 
   enum CodingKeys: String, CodingKey, CaseIterable {
     case threshold, levels, repairs, concurrency, chain, prefault, durability
@@ -115,6 +124,8 @@ struct AppConfiguration: Decodable {
     case exhausted
     case prepareAllThreads = "prepare_all_threads"
     case sigtermSource = "sigterm_source"
+    case sigtermWired = "sigterm_wired"
+    case sigtermHandler = "sigterm_handler"
   }
 
   /// `exhausted` as a policy action; nil when absent or not understood.
@@ -138,6 +149,9 @@ struct AppConfiguration: Decodable {
     }
     if let sigtermSource, !["before_launch", "during_launch", "after_launch"].contains(sigtermSource) {
       return "sigterm_source must be before_launch, during_launch or after_launch, not '\(sigtermSource)'"
+    }
+    if let sigtermHandler, !["before_launch", "during_launch"].contains(sigtermHandler) {
+      return "sigterm_handler must be before_launch or during_launch, not '\(sigtermHandler)'"
     }
     return nil
   }

@@ -51,7 +51,10 @@ final class ReferenceApp: Sendable {
     ChaosProbe.attach(organizer, options: probe)
 
     if configuration.sigtermSource == "before_launch" { startGracefulShutdownSource() }
-    if configuration.stayUp == true, configuration.sigtermSource == nil { TerminationPipe.install() }
+    if configuration.sigtermHandler == "before_launch" { GracefulHandler.install(organizer) }
+    if configuration.stayUp == true, configuration.sigtermSource == nil, configuration.sigtermHandler == nil {
+      TerminationPipe.install()
+    }
     switch configuration.launchOn ?? (configuration.launchOnThread == true ? "thread" : "main") {
     case "thread":
       // The launch on a thread of its own while the main thread waits (a hang's report then
@@ -110,7 +113,7 @@ final class ReferenceApp: Sendable {
       for key in lifeKeys { organizer.performAction(key: key) }
     }
     if configuration.stayUp == true {
-      if configuration.sigtermSource != nil {
+      if configuration.sigtermSource != nil || configuration.sigtermHandler != nil {
         // The signal source owns SIGTERM: it ends the process.
         while true { pause() }
       }
@@ -140,9 +143,10 @@ final class ReferenceApp: Sendable {
   /// graceful shutdown that records a stop during the launch and exits 0 once launched.
   private func startGracefulShutdownSource() {
     let source = DispatchSource.makeSignalSource(signal: SIGTERM, queue: DispatchQueue(label: "sigterm"))
+    let wired = configuration.sigtermWired ?? true
     source.setEventHandler {
       ChaosProbe.emit("graceful_shutdown", ["launch_finished": self.organizer.mode == .finished])
-      self.organizer.stopRequested()
+      if wired { self.organizer.stopRequested() }
       if self.organizer.mode == .finished { exit(0) }
     }
     // Registration is asynchronous; wait for it, as swift-service-lifecycle does.
@@ -160,6 +164,7 @@ final class ReferenceApp: Sendable {
     if configuration.sigtermSource == "during_launch", signalSources.withLock({ $0.isEmpty }) {
       startGracefulShutdownSource()
     }
+    if configuration.sigtermHandler == "during_launch" { GracefulHandler.install(organizer) }
     let workflow = makeWorkflow()
     ChaosProbe.attach(workflow)
     do {
@@ -254,13 +259,15 @@ enum TerminationPipe {
     for signal in [SIGTERM, SIGINT] {
       var action = sigaction()
       action.__sigaction_handler.sa_handler = { signal in
-        // write(2), signal(2), raise(3): async-signal-safe.
+        // write(2), signal(2), raise(3), _exit(2): async-signal-safe.
         if CrashCapture.isLaunchFinished {
           var byte: UInt8 = 1
           _ = write(TerminationPipe.writeEnd, &byte, 1)
         } else {
           Glibc.signal(signal, SIG_DFL)
           raise(signal)
+          // PID 1 (a container without an init) drops a default-action signal it sends itself.
+          _exit(128 + signal)
         }
       }
       sigemptyset(&action.sa_mask)
@@ -273,4 +280,38 @@ enum TerminationPipe {
 /// Keeps a Dispatch signal source alive (Dispatch objects are thread-safe).
 private struct SignalSourceBox: @unchecked Sendable {
   let source: any DispatchSourceSignal
+}
+
+/// An app's own SIGTERM handler that neither chains to the handler before it nor tells the
+/// organizer: it starts a graceful shutdown (a byte down a pipe to a thread), which exits 0
+/// once the launch finished and waits for it otherwise — a hung launch never completes it.
+enum GracefulHandler {
+  nonisolated(unsafe) static var writeEnd: Int32 = -1
+
+  static func install(_ organizer: LaunchOrganizer) {
+    var fds: [Int32] = [-1, -1]
+    guard pipe(&fds) == 0 else { return }
+    writeEnd = fds[1]
+    let readEnd = fds[0]
+    let thread = Thread {
+      var byte: UInt8 = 0
+      while read(readEnd, &byte, 1) == 1 {
+        let finished = organizer.mode == .finished
+        ChaosProbe.emit("graceful_shutdown", ["launch_finished": finished])
+        if finished { exit(0) }
+      }
+    }
+    thread.name = "graceful-shutdown"
+    thread.start()
+    var action = sigaction()
+    action.__sigaction_handler.sa_handler = { _ in
+      // write(2): async-signal-safe.
+      var byte: UInt8 = 1
+      _ = write(GracefulHandler.writeEnd, &byte, 1)
+    }
+    sigemptyset(&action.sa_mask)
+    action.sa_flags = SA_RESTART
+    sigaction(SIGTERM, &action, nil)
+    ChaosProbe.emit("sigterm_handler_ready")
+  }
 }

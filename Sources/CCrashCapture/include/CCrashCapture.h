@@ -84,14 +84,39 @@ int64_t lcc_benchmark_walk(void);
 // SIGTERM during the launch: a stop request (see stop_signal.c for the composition rules).
 // ---------------------------------------------------------------------------
 
-/// Installs the SIGTERM handler, saving the current disposition to chain to. While armed, a
-/// SIGTERM writes one byte to `wake_fd` (the watcher's pipe) once. Returns 0 when installed,
-/// 1 when SIGTERM is ignored (nothing installed), -1 with errno set on failure.
+/// Who owns a signal now (lcc_signal_owner).
+enum {
+  LCC_SIGNAL_OWNER_DEFAULT = 0,
+  LCC_SIGNAL_OWNER_IGNORED = 1,
+  /// LaunchProtection's stop handler.
+  LCC_SIGNAL_OWNER_OURS = 2,
+  /// libdispatch: a Dispatch signal source was made for it (swift-service-lifecycle, Vapor).
+  LCC_SIGNAL_OWNER_DISPATCH = 3,
+  /// Another handler (the app's own, or one we cannot name).
+  LCC_SIGNAL_OWNER_HANDLER = 4,
+};
+
+/// Classifies `signo`'s current action; `module` (may be NULL) receives the path of the
+/// shared object holding the handler, when dladdr knows it. -1 on failure. Not for handlers.
+int lcc_signal_owner(int signo, char *module, size_t module_size);
+
+/// Arms stop recording. Installs the SIGTERM handler in front of the current disposition,
+/// chaining to it. While armed, a SIGTERM writes one byte to `wake_fd` (the watcher's pipe)
+/// once. Returns 0 when installed (or already ours), 1 when SIGTERM is ignored and 2 when a
+/// Dispatch signal source owns it (nothing installed in either case), -1 on failure.
 int lcc_stop_signal_install(int wake_fd);
+
+/// While armed, from the watcher: 0 when our handler is still SIGTERM's, 1 when SIGTERM is
+/// now ignored, 2 when libdispatch took it, 3 when another handler (or the default action)
+/// replaced ours and ours was put in front of it again. -1 on failure; 0 when not armed.
+int lcc_stop_signal_check(void);
 
 /// Disarms, and restores the saved disposition only if our handler is still the current one.
 /// Returns 0 when restored (or nothing was installed), 1 when another handler owns SIGTERM now.
 int lcc_stop_signal_uninstall(void);
+
+/// Whether stop recording is armed (a launch is in progress).
+int lcc_stop_signal_armed(void);
 
 /// The watcher recorded the stop in the sentinel: a handler waiting to chain may go on.
 void lcc_stop_signal_recorded(void);
@@ -105,5 +130,10 @@ int lcc_stop_signal_should_terminate(void);
 
 /// Ends the process by SIGTERM with the default action (from the watcher thread).
 void lcc_stop_signal_terminate(void);
+
+/// Ends the process by `signo`: default action, unblocked, raised. Where the kernel drops it
+/// (PID 1 of a PID namespace sending itself a default-action signal), exit status 128+signo.
+/// Async-signal-safe (sigaction, pthread_sigmask, raise, _exit).
+__attribute__((noreturn)) void lcc_die_by_signal(int signo);
 
 #endif

@@ -20,4 +20,11 @@ int cps_spawn(const char *path, char *const argv[], char *const envp[], const ch
 int cps_spawn_in(const char *path, char *const argv[], char *const envp[], const char *stdout_path,
                  const char *stderr_path, int die_with_parent, const char *cwd, pid_t *pid);
 
+/// `cps_spawn_in` as a container runtime starts an image without an init: the child is PID 1
+/// of new PID and mount namespaces (clone(CLONE_NEWPID | CLONE_NEWNS)) with its own /proc
+/// mounted, every mount private to it. Needs CAP_SYS_ADMIN: EPERM otherwise. When the child
+/// (PID 1) dies, the kernel kills every other process of its PID namespace.
+int cps_spawn_container(const char *path, char *const argv[], char *const envp[], const char *stdout_path,
+                        const char *stderr_path, int die_with_parent, const char *cwd, pid_t *pid);
+
 #endif

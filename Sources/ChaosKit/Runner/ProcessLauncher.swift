@@ -34,6 +34,8 @@ package struct ProcessLauncher {
   package var stderrPath: String
   /// The child's working directory (nil: the harness's).
   package var workingDirectory: String?
+  /// Start it as PID 1 of new PID and mount namespaces, as a container runtime does.
+  package var container = false
 
   package init(
     executable: String, arguments: [String] = [], environment: [String: String], stdoutPath: String,
@@ -66,7 +68,10 @@ package struct ProcessLauncher {
     for attempt in 0..<100 {
       pid = ChildRegistry.shared.register {
         var pid: pid_t = 0
-        result = cps_spawn_in(executable, argv, envp, stdoutPath, stderrPath, 1, workingDirectory, &pid)
+        result =
+          container
+          ? cps_spawn_container(executable, argv, envp, stdoutPath, stderrPath, 1, workingDirectory, &pid)
+          : cps_spawn_in(executable, argv, envp, stdoutPath, stderrPath, 1, workingDirectory, &pid)
         return result == 0 ? pid : nil
       }
       guard pid == nil, result == ETXTBSY, attempt < 99 else { break }
@@ -74,9 +79,20 @@ package struct ProcessLauncher {
     }
     guard let pid else {
       if ChildRegistry.shared.isCancelled { throw Failure(description: "interrupted") }
+      if container, result == EPERM || result == EINVAL || result == ENOSYS {
+        throw Failure(description: Self.containerUnavailable(result))
+      }
       throw Failure(description: "cannot start \(executable): \(String(cString: strerror(result)))")
     }
     return pid
+  }
+
+  /// Why `container: true` cannot run here, and how to enable it.
+  static func containerUnavailable(_ error: Int32) -> String {
+    "container: true: cannot create PID and mount namespaces (\(String(cString: strerror(error)))): "
+      + "they need CAP_SYS_ADMIN. Run chaos as root, or give its container the privilege "
+      + "(docker run --privileged, or --cap-add SYS_ADMIN --security-opt seccomp=unconfined "
+      + "--security-opt apparmor=unconfined; in GitHub Actions: container.options: --privileged)"
   }
 
   /// Waits for `pid`; past `timeout` seconds SIGKILLs its process group. `onTick` runs while

@@ -8,8 +8,11 @@ public struct ProcessResult: Codable, Sendable {
   public var iteration: Int
   /// 1-based process (`parallel`).
   public var process: Int
-  /// Process id.
+  /// Process id, as the harness sees it.
   public var pid: Int32
+  /// The process id the target reported in its events, when it differs from `pid` (1 for a
+  /// launch run as PID 1 of its own namespaces, `container: true`).
+  public var targetPid: Int32? = nil
   /// How it ended, e.g. `SIGSEGV`, `exit(0)`, `timeout`.
   public var end: String
   /// The outcome class.

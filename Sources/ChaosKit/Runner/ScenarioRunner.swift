@@ -46,7 +46,7 @@ public struct ScenarioRunner: Sendable {
             stateDirectory: stateDirectory, stoppedEarlier: stoppedEarlier)
           result.processes += processes
           stoppedEarlier = Dictionary(
-            processes.filter(\.stoppedByHarness).map { ($0.pid, number) }, uniquingKeysWith: { $1 })
+            processes.filter(\.stoppedByHarness).map { ($0.targetPid ?? $0.pid, number) }, uniquingKeysWith: { $1 })
           for process in processes where !process.failures.isEmpty {
             result.status = "failed"
             var place = "launch \(number) (line \(spec.line)"
@@ -115,9 +115,10 @@ public struct ScenarioRunner: Sendable {
           try SupervisorSession(spec: spec, eventsPath: directory + "/events.ndjson")
         }
         if let supervisor { environment.merge(supervisor.environment) { $1 } }
-        let launcher = ProcessLauncher(
+        var launcher = ProcessLauncher(
           executable: target, environment: environment, stdoutPath: directory + "/stdout.txt",
           stderrPath: directory + "/stderr.txt")
+        launcher.container = spec.container ?? scenario.container
         let pid = try launcher.spawn()
         started.append((pid, directory, process, MonotonicNanoseconds.now()))
         if let supervisor {
@@ -210,7 +211,8 @@ public struct ScenarioRunner: Sendable {
     failures += Checker.check(spec.expect, observation)
     failures += Checker.checkStopsNotCounted(stoppedEarlier, observation)
     let fault = events.last { $0.name == "failpoint" }
-    return ProcessResult(
+    let reportedPid = observation.launchEvent?["pid"]?.int.map { pid_t(truncatingIfNeeded: $0) }
+    var result = ProcessResult(
       launch: number, line: spec.line, iteration: iteration, process: process, pid: pid, end: end.description,
       outcome: observation.outcome.rawValue, count: observation.launchEvent?["count"]?.int,
       mode: observation.launchEvent?["mode"]?.string, relaunched: events.contains { $0.name == "relaunch" },
@@ -219,6 +221,8 @@ public struct ScenarioRunner: Sendable {
         fault.map { Double(Int64(bitPattern: record.entered &- $0.time)) / 1_000 }
       },
       durationMilliseconds: milliseconds, artifacts: directory, failures: failures, stoppedByHarness: stoppedByHarness)
+    if let reportedPid, reportedPid != pid { result.targetPid = reportedPid }
+    return result
   }
 
   private func environment(

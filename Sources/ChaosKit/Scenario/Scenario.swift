@@ -25,6 +25,10 @@ public struct Scenario: Sendable {
   public var supervisor: SupervisorSpec?
   /// The target is a daemon: the harness stops each launch once it finished launching (nil: it does not).
   public var daemon: DaemonSpec? = nil
+  /// Every launch runs as PID 1 of new PID and mount namespaces with its own /proc, as a
+  /// container runtime starts a server image without an init (`container: true`); the state
+  /// directory stays the same across launches, as a volume does.
+  public var container = false
   /// The launches, in order.
   public var launches: [LaunchSpec]
 
@@ -96,6 +100,9 @@ public struct LaunchSpec: Sendable {
   /// Steps run in order while the process runs, each after an event: an HTTP request or a
   /// command, with its result asserted (`requests:`). `sendSignal` waits until all are done.
   public var requests: [RequestStep] = []
+  /// Runs this launch as PID 1 of its own namespaces (true) or not (false), overriding the
+  /// scenario's `container`; nil: as the scenario says.
+  public var container: Bool? = nil
 }
 
 /// One entry of `requests:`: once the target emitted `afterEvent`, an HTTP request to it or a

@@ -8,7 +8,7 @@ public enum ScenarioLoader {
   /// Keys allowed at the top of a scenario (kept in step with `Scenarios/scenario.schema.json` by a test).
   public static let scenarioKeys = [
     "name", "description", "timeout", "target", "app", "env", "swift_backtrace", "supervisor", "daemon",
-    "launches",
+    "container", "launches",
   ]
   /// Keys allowed in `supervisor`.
   public static let supervisorKeys = ["notify", "start_timeout", "stop_timeout", "watchdog"]
@@ -17,6 +17,7 @@ public enum ScenarioLoader {
   /// Keys allowed in a launch.
   public static let launchKeys = [
     "failpoints", "app", "env", "repeat", "parallel", "timeout", "before", "send_signal", "expect", "requests",
+    "container",
   ]
   /// Keys allowed in `expect`.
   public static let expectKeys = [
@@ -109,6 +110,8 @@ public enum ScenarioLoader {
       } ?? "enable=no",
       supervisor: try top["supervisor"].map { node throws(ScenarioError) in try supervisor(node, reader: reader) },
       daemon: try top["daemon"].flatMap { node throws(ScenarioError) in try daemon(node, reader: reader) },
+      container: try top["container"].map { node throws(ScenarioError) in try reader.bool(node, what: "container") }
+        ?? false,
       launches: launches)
   }
 
@@ -190,7 +193,8 @@ public enum ScenarioLoader {
         try reader.sequence(node, what: "requests").map { node throws(ScenarioError) in
           try request(node, reader: reader)
         }
-      } ?? [])
+      } ?? [],
+      container: try map["container"].map { node throws(ScenarioError) in try reader.bool(node, what: "container") })
   }
 
   private static func request(_ node: Node, reader: NodeReader) throws(ScenarioError) -> RequestStep {

@@ -1,0 +1,91 @@
+import Foundation
+
+/// Who receives SIGTERM during the launch, reported once (``LaunchOrganizer/addStopSignalObserver(_:)``)
+/// when it is not the usual case: SIGTERM ignored, read by a consumer the organizer cannot see,
+/// or taken by a new owner during the launch.
+///
+/// With the default action, an app's own handler or a Dispatch signal source
+/// (swift-service-lifecycle, Vapor) in place when the launch starts, every SIGTERM during the
+/// launch is recorded as a stop and nothing is reported.
+public struct StopSignalReport: Sendable, Equatable, CustomStringConvertible {
+  /// The owner of SIGTERM.
+  public enum Owner: Sendable, Equatable {
+    /// SIGTERM is ignored (`SIG_IGN`): a SIGTERM is no stop, and a stop must come another way.
+    case ignored
+    /// A Dispatch signal source took SIGTERM (libdispatch's handler replaced the organizer's);
+    /// the organizer added a source of its own beside it.
+    case dispatchSource
+    /// A handler replaced the organizer's; the organizer's went in front of it again.
+    case handler
+    /// SIGTERM is blocked and read through a signalfd (this descriptor) that is not
+    /// libdispatch's: the organizer cannot see a stop taken there.
+    case signalfd(descriptor: Int32)
+  }
+
+  /// Who owns SIGTERM.
+  public var owner: Owner
+  /// How long after the launch started the owner took SIGTERM, when it did so during the
+  /// launch; nil when it owned SIGTERM from the start.
+  public var takenAfter: Duration?
+
+  /// Creates a report.
+  public init(owner: Owner, takenAfter: Duration? = nil) {
+    self.owner = owner
+    self.takenAfter = takenAfter
+  }
+
+  /// Whether every later SIGTERM of this launch is recorded as a stop.
+  public var stopsRecorded: Bool {
+    switch owner {
+    case .dispatchSource, .handler: true
+    case .ignored, .signalfd: false
+    }
+  }
+
+  /// The one call that fixes it, or what the adoption means.
+  public var advice: String {
+    switch owner {
+    case .ignored:
+      "SIGTERM is ignored: call organizer.stopRequested() from whatever stops your app"
+    case .dispatchSource, .handler:
+      "a SIGTERM in the moment before this was noticed (at most about 1 ms) would have counted;"
+        + " make your signal source or handler before finishLaunching/launch to close that window"
+    case .signalfd(let descriptor):
+      "SIGTERM is read through signalfd \(descriptor): call organizer.stopRequested() where you read it"
+    }
+  }
+
+  public var description: String {
+    let who: String
+    switch owner {
+    case .ignored: who = "SIGTERM is ignored"
+    case .dispatchSource: who = "a Dispatch signal source took SIGTERM"
+    case .handler: who = "a signal handler took SIGTERM"
+    case .signalfd(let descriptor): who = "SIGTERM is read through signalfd \(descriptor)"
+    }
+    let when = takenAfter.map { " \($0.wholeMicroseconds) µs into the launch" } ?? " at the launch"
+    return "\(who)\(when); stops \(stopsRecorded ? "are" : "are not") recorded: \(advice)"
+  }
+}
+
+/// Finds a signalfd that reads a signal, when that signal is blocked on the calling thread
+/// (the mark of an app that reads it itself: blocked everywhere, read with a signalfd).
+enum SignalfdConsumer {
+  static func find(signal: Int32) -> Int32? {
+    var blocked = sigset_t()
+    guard pthread_sigmask(SIG_BLOCK, nil, &blocked) == 0, sigismember(&blocked, signal) == 1 else { return nil }
+    guard let directory = opendir("/proc/self/fdinfo") else { return nil }
+    defer { closedir(directory) }
+    let bit = UInt64(1) << UInt64(signal - 1)
+    while let entry = readdir(directory) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+      guard let descriptor = Int32(name),
+        let text = try? String(contentsOfFile: "/proc/self/fdinfo/" + name, encoding: .utf8),
+        let line = text.split(separator: "\n").first(where: { $0.hasPrefix("sigmask:") }),
+        let mask = UInt64(line.dropFirst("sigmask:".count).trimmingCharacters(in: .whitespaces), radix: 16)
+      else { continue }
+      if mask & bit != 0 { return descriptor }
+    }
+    return nil
+  }
+}
