@@ -87,6 +87,21 @@ package struct ProcessLauncher {
     return pid
   }
 
+  /// Why `container: true` cannot run on this machine (nil: it can), found once by starting
+  /// `/bin/true` that way.
+  static let containerProblem: String? = {
+    var probe = ProcessLauncher(
+      executable: "/bin/true", environment: [:], stdoutPath: "/dev/null", stderrPath: "/dev/null")
+    probe.container = true
+    do {
+      let pid = try probe.spawn()
+      _ = wait(pid, timeout: 10)
+      return nil
+    } catch {
+      return "\(error)"
+    }
+  }()
+
   /// Why `container: true` cannot run here, and how to enable it.
   static func containerUnavailable(_ error: Int32) -> String {
     "container: true: cannot create PID and mount namespaces (\(String(cString: strerror(error)))): "

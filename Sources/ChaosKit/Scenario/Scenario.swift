@@ -29,6 +29,8 @@ public struct Scenario: Sendable {
   /// container runtime starts a server image without an init (`container: true`); the state
   /// directory stays the same across launches, as a volume does.
   public var container = false
+  /// The line of `container:` (0 when absent), for errors about it.
+  public var containerLine = 0
   /// The launches, in order.
   public var launches: [LaunchSpec]
 

@@ -112,6 +112,7 @@ public enum ScenarioLoader {
       daemon: try top["daemon"].flatMap { node throws(ScenarioError) in try daemon(node, reader: reader) },
       container: try top["container"].map { node throws(ScenarioError) in try reader.bool(node, what: "container") }
         ?? false,
+      containerLine: top["container"]?.mark?.line ?? 0,
       launches: launches)
   }
 

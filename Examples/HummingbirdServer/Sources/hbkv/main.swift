@@ -16,6 +16,9 @@ import ServiceLifecycle
 //
 // HBKV_LAUNCH=before-group (default): the launch runs before the ServiceGroup does.
 // HBKV_LAUNCH=before-server-starts: it runs inside the group, in Hummingbird's beforeServerStarts.
+// HBKV_SERVICE=none: no LaunchProtectionService; the server starts with `app.runService()`,
+// whose ServiceGroup owns SIGTERM and never tells the organizer (the organizer sees the stop
+// through a Dispatch source of its own).
 
 LoggingSystem.bootstrap(StreamLogHandler.standardError)
 let environment = ProcessInfo.processInfo.environment
@@ -24,6 +27,7 @@ let logger = Logger(label: "hbkv")
 let dataDirectory = environment["HBKV_DATA_DIR"] ?? "/var/lib/hbkv"
 let port = environment["CHAOS_PORT"].flatMap(Int.init) ?? 8080
 let launchInsideGroup = environment["HBKV_LAUNCH"] == "before-server-starts"
+let withLaunchService = environment["HBKV_SERVICE"] != "none"
 let store = KeyValueStore(dataDirectory: dataDirectory)
 try? FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
 
@@ -67,14 +71,16 @@ let launchService = LaunchProtectionService(organizer: organizer)
 let app = Server.application(
   store: store, port: port, logger: logger,
   beforeServerStarts: launchInsideGroup ? [launch, checkBind] : [checkBind],
-  onServerRunning: { await launchService.markLaunchFinished() })
+  onServerRunning: {
+    if withLaunchService { await launchService.markLaunchFinished() } else { await organizer.launchingFinished() }
+  })
 let group = ServiceGroup(
   configuration: .init(
     services: [app, launchService], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
 
 do {
   if !launchInsideGroup { try await launch() }
-  try await group.run()
+  if withLaunchService { try await group.run() } else { try await app.runService() }
   logger.info("stopped")
   exit(0)
 } catch {
