@@ -38,7 +38,8 @@ extension LaunchOrganizer {
 /// - a Dispatch signal source (swift-service-lifecycle, Vapor): libdispatch reads SIGTERM from
 ///   a signalfd and hands it to every Dispatch source for it, so a source of ours records it;
 /// - an owner that takes SIGTERM during the launch is adopted by the watcher, which re-checks
-///   the owner every millisecond while a launch is armed, and reported once.
+///   the owner every millisecond while a launch is armed (every 10 ms after its first
+///   second), and reported once.
 final class StopSignal: Sendable {
   static let shared = StopSignal()
 
@@ -165,7 +166,7 @@ final class StopSignal: Sendable {
       var byte: UInt8 = 0
       while true {
         var descriptor = pollfd(fd: readFD, events: Int16(POLLIN), revents: 0)
-        let ready = poll(&descriptor, 1, lcc_stop_signal_armed() != 0 ? 1 : -1)
+        let ready = poll(&descriptor, 1, recheckInterval())
         if ready < 0 {
           if errno == EINTR { continue }
           return
@@ -184,6 +185,15 @@ final class StopSignal: Sendable {
         if lcc_stop_signal_should_terminate() != 0 { lcc_stop_signal_terminate() }
       }
     }
+  }
+
+  /// How long the watcher waits before re-checking SIGTERM's owner: every millisecond in a
+  /// launch's first second (when servers make their signal sources), every 10 ms after that
+  /// (a long repair or a degraded launch), never when no launch is armed.
+  private func recheckInterval() -> Int32 {
+    guard lcc_stop_signal_armed() != 0 else { return -1 }
+    let armedAt = state.withLock { $0.armedAt }
+    return Self.monotonicNanoseconds() - armedAt < 1_000_000_000 ? 1 : 10
   }
 
   private static func monotonicNanoseconds() -> UInt64 {

@@ -63,7 +63,9 @@ final class ContainerTests: XCTestCase {
     let output =
       ((try? String(contentsOfFile: folder.file("out.txt"), encoding: .utf8)) ?? "")
       + ((try? String(contentsOfFile: folder.file("err.txt"), encoding: .utf8)) ?? "")
-    for needle in ["s.yaml:2:1", "container: true", "CAP_SYS_ADMIN", "--privileged", "scenario errors (could not run): 1"] {
+    for needle in [
+      "s.yaml:2:1", "container: true", "CAP_SYS_ADMIN", "--privileged", "scenario errors (could not run): 1",
+    ] {
       XCTAssertTrue(output.contains(needle), "missing '\(needle)' in:\n\(output)")
     }
   }

@@ -178,8 +178,11 @@ final class ScenarioLoaderTests: XCTestCase {
     XCTAssertTrue(scenario.container)
     XCTAssertEqual(scenario.launches.map(\.container), [nil, false])
     XCTAssertFalse(try ScenarioLoader.parse("name: c\nlaunches:\n  - expect: {}\n", path: "s.yaml").container)
-    assertError("name: c\ncontainer: yes please\nlaunches:\n  - expect: {}\n", line: 2, column: 12, "'container' must be true or false")
     assertError(
-      "name: c\nlaunches:\n  - container: 1s\n    expect: {}\n", line: 3, column: 16, "'container' must be true or false")
+      "name: c\ncontainer: yes please\nlaunches:\n  - expect: {}\n", line: 2, column: 12,
+      "'container' must be true or false")
+    assertError(
+      "name: c\nlaunches:\n  - container: 1s\n    expect: {}\n", line: 3, column: 16,
+      "'container' must be true or false")
   }
 }
