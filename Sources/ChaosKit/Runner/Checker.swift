@@ -10,6 +10,10 @@ struct Observation {
   var stateDirectory: String
   /// The harness stopped it as a daemon after `launching_finished` (`daemon:`).
   var stoppedByHarness = false
+  /// The kubelet the harness played (`kubernetes:`), for the probe verdicts' messages.
+  var kubelet: KubeletSpec? = nil
+  /// The back-off the kubelet waited before this start.
+  var restartDelay: Double? = nil
 
   var outcome: Outcome {
     let launched = events.contains { $0.name == "launching_finished" }
@@ -114,6 +118,7 @@ enum Checker {
       }
     }
     if let state = expect.state { failures += checkState(state, seen) }
+    failures += KubeletChecks.check(expect, seen)
     return failures
   }
 

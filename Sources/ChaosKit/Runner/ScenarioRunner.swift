@@ -28,6 +28,7 @@ public struct ScenarioRunner: Sendable {
       // The protocol promises an existing, empty state directory when a scenario starts.
       try FileManager.default.createDirectory(atPath: stateDirectory, withIntermediateDirectories: true)
       var stoppedEarlier: [pid_t: Int] = [:]
+      var restarts = KubeletRestarts()
       launches: for (index, spec) in scenario.launches.enumerated() {
         let number = index + 1
         do {
@@ -42,9 +43,21 @@ public struct ScenarioRunner: Sendable {
             message: "launch \(number), before: \(error.line == 0 ? error.path + ": " : "")\(error.message)")
         }
         for iteration in 1...spec.repeatCount {
+          var restart: (number: Int, delay: Double)?
+          if let kubelet = scenario.kubelet, let previous = result.processes.last {
+            switch restarts.next(after: previous, spec: kubelet) {
+            case .restart(let number, let delay):
+              restart = (number, delay)
+              if !KubeletRestarts.sleep(delay) { break launches }
+            case .none(let why):
+              result.status = "failed"
+              result.messages.append("\(scenario.path): launch \(number) (line \(spec.line)): \(why)")
+              break launches
+            }
+          }
           let processes = runLaunch(
             scenario, spec, number: number, iteration: iteration, target: target, workDirectory: workDirectory,
-            stateDirectory: stateDirectory, stoppedEarlier: stoppedEarlier)
+            stateDirectory: stateDirectory, stoppedEarlier: stoppedEarlier, restart: restart)
           result.processes += processes
           stoppedEarlier = Dictionary(
             processes.filter(\.stoppedByHarness).map { ($0.targetPid ?? $0.pid, number) }, uniquingKeysWith: { $1 })
@@ -109,7 +122,7 @@ public struct ScenarioRunner: Sendable {
   /// number; this launch must not count them.
   private func runLaunch(
     _ scenario: Scenario, _ spec: LaunchSpec, number: Int, iteration: Int, target: String, workDirectory: String,
-    stateDirectory: String, stoppedEarlier: [pid_t: Int]
+    stateDirectory: String, stoppedEarlier: [pid_t: Int], restart: (number: Int, delay: Double)?
   ) -> [ProcessResult] {
     var label = "launch-\(number)"
     if spec.repeatCount > 1 { label += "-r\(iteration)" }
@@ -119,6 +132,7 @@ public struct ScenarioRunner: Sendable {
     var sessions: [pid_t: RequestSession] = [:]
     var requestResults: [pid_t: [RequestResult]] = [:]
     var daemonStops: [pid_t: DaemonStop] = [:]
+    var kubelets: [pid_t: KubeletSession] = [:]
     var results: [ProcessResult] = []
     for process in 1...spec.parallel {
       let directory = workDirectory + "/" + label + (spec.parallel > 1 ? "-p\(process)" : "")
@@ -136,8 +150,22 @@ public struct ScenarioRunner: Sendable {
           executable: target, environment: environment, stdoutPath: directory + "/stdout.txt",
           stderrPath: directory + "/stderr.txt")
         launcher.container = spec.container ?? scenario.container
+        let eventsPath = directory + "/events.ndjson"
+        if let restart {
+          HarnessEvent.append(
+            [
+              "event": "supervisor", "action": "restart", "reason": "back-off", "restart": restart.number,
+              "delay_ms": Int((restart.delay * 1000).rounded()),
+            ], pid: 0, to: eventsPath, source: "kubelet")
+        }
         let pid = try launcher.spawn()
         started.append((pid, directory, process, MonotonicNanoseconds.now()))
+        if let kubelet = scenario.kubelet {
+          let session = KubeletSession(
+            spec: kubelet, port: port, environment: environment, eventsPath: eventsPath, directory: directory)
+          session.started(pid)
+          kubelets[pid] = session
+        }
         if let supervisor {
           supervisor.started(pid)
           supervisors.append(supervisor)
@@ -171,6 +199,7 @@ public struct ScenarioRunner: Sendable {
       let elapsed = Double(MonotonicNanoseconds.now() - child.spawned) / 1e9
       let end = ProcessLauncher.wait(child.pid, timeout: max(0.001, timeout - elapsed)) {
         for supervisor in supervisors { supervisor.tick() }
+        kubelets[child.pid]?.tick()
         daemonStops[child.pid]?.tick(requestsDone: sessions[child.pid]?.isDone ?? true)
         // `send_signal` waits until the launch's requests are done.
         guard let delivery = spec.sendSignal, !signalled, sessions[child.pid]?.isDone ?? true else { return }
@@ -181,6 +210,7 @@ public struct ScenarioRunner: Sendable {
       }
       ends[child.pid] = (end, MonotonicNanoseconds.now())
       supervisors.first { $0.pid == child.pid }?.finish()
+      kubelets[child.pid]?.finish()
       if let session = sessions[child.pid] {
         session.targetEnded(end)
         requestResults[child.pid] = session.finish()
@@ -192,7 +222,8 @@ public struct ScenarioRunner: Sendable {
         end, pid: child.pid, directory: child.directory, spec: spec, number: number, iteration: iteration,
         process: child.process, stateDirectory: stateDirectory,
         stoppedByHarness: daemonStops[child.pid]?.stopped ?? false,
-        stoppedEarlier: stoppedEarlier, milliseconds: Double(reaped - child.spawned) / 1e6)
+        stoppedEarlier: stoppedEarlier, milliseconds: Double(reaped - child.spawned) / 1e6,
+        kubelet: scenario.kubelet, restartDelay: restart?.delay)
       if let requests = requestResults[child.pid] {
         result.requests = requests
         result.failures += requests.compactMap { request in
@@ -206,7 +237,8 @@ public struct ScenarioRunner: Sendable {
 
   private func observe(
     _ end: ProcessEnd, pid: pid_t, directory: String, spec: LaunchSpec, number: Int, iteration: Int, process: Int,
-    stateDirectory: String, stoppedByHarness: Bool, stoppedEarlier: [pid_t: Int], milliseconds: Double
+    stateDirectory: String, stoppedByHarness: Bool, stoppedEarlier: [pid_t: Int], milliseconds: Double,
+    kubelet: KubeletSpec?, restartDelay: Double?
   ) -> ProcessResult {
     var failures: [String] = []
     var events: [TargetEvent] = []
@@ -224,7 +256,7 @@ public struct ScenarioRunner: Sendable {
     let backtrace = spec.expect.backtraceContains.isEmpty ? nil : crash.map(symbolizer.symbolize)
     let observation = Observation(
       end: end, events: events, crash: crash, backtrace: backtrace, stateDirectory: stateDirectory,
-      stoppedByHarness: stoppedByHarness)
+      stoppedByHarness: stoppedByHarness, kubelet: kubelet, restartDelay: restartDelay)
     failures += Checker.check(spec.expect, observation)
     failures += Checker.checkStopsNotCounted(stoppedEarlier, observation)
     let fault = events.last { $0.name == "failpoint" }

@@ -7,6 +7,8 @@ import LaunchProtection
 struct StopEscalation {
   let pid: pid_t
   let eventsPath: String
+  /// Who stops it, for the events' `source`.
+  var source = "supervisor"
   /// `TimeoutStopSec`: how long the process has to exit after the first signal.
   let timeout: Double
   private var killAt: UInt64?
@@ -23,7 +25,8 @@ struct StopEscalation {
   /// Sends `signal` for `reason` (e.g. `start-timeout`, `stop`) and starts the stop timeout.
   mutating func begin(_ signal: Int32, reason: String) {
     HarnessEvent.append(
-      ["event": "supervisor", "action": Signals.name(signal), "reason": reason], pid: pid, to: eventsPath)
+      ["event": "supervisor", "action": Signals.name(signal), "reason": reason], pid: pid, to: eventsPath,
+      source: source)
     kill(pid, signal)
     killAt = MonotonicNanoseconds.now() + UInt64(timeout * 1e9)
   }
@@ -32,20 +35,22 @@ struct StopEscalation {
   mutating func tick() {
     guard let killAt, MonotonicNanoseconds.now() > killAt else { return }
     HarnessEvent.append(
-      ["event": "supervisor", "action": "SIGKILL", "reason": "stop-timeout"], pid: pid, to: eventsPath)
+      ["event": "supervisor", "action": "SIGKILL", "reason": "stop-timeout"], pid: pid, to: eventsPath,
+      source: source)
     kill(-pid, SIGKILL)
     self.killAt = .max
   }
 }
 
-/// Events the harness itself writes into a process's events file (`source: supervisor`).
+/// Events the harness itself writes into a process's events file (`source: supervisor`, or
+/// `kubelet`).
 enum HarnessEvent {
   /// Appends one event line (O_APPEND, one write: lines never interleave with the target's).
-  static func append(_ fields: [String: String], pid: pid_t, to eventsPath: String) {
-    var object: [String: Any] = fields
+  static func append(_ fields: [String: Any], pid: pid_t, to eventsPath: String, source: String = "supervisor") {
+    var object = fields
     object["pid"] = Int(pid)
     object["t"] = MonotonicNanoseconds.now()
-    object["source"] = "supervisor"
+    object["source"] = source
     guard var data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return }
     data.append(0x0A)
     let file = open(eventsPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)

@@ -31,6 +31,9 @@ public struct Scenario: Sendable {
   public var container = false
   /// The line of `container:` (0 when absent), for errors about it.
   public var containerLine = 0
+  /// The harness plays the kubelet: restarts with back-off between the launches, probes
+  /// during each (nil: it does not).
+  public var kubelet: KubeletSpec? = nil
   /// The launches, in order.
   public var launches: [LaunchSpec]
 
@@ -275,6 +278,11 @@ public struct Expectation: Sendable {
   /// Notify messages that must have been received, in order (`PREFIX*` matches a prefix).
   public var notify: [String] = []
   public var state: StateExpectation?
+  /// What the kubelet's probes concluded (`probes:`, with `kubernetes:`).
+  public var probes: ProbeExpectation?
+  /// The back-off the kubelet waited before starting this launch, in real seconds
+  /// (`restart_delay:`, with `kubernetes:`; the scaled value).
+  public var restartDelay: Double?
 }
 
 /// Expectations on the persisted state after the launch.

@@ -8,7 +8,7 @@ public enum ScenarioLoader {
   /// Keys allowed at the top of a scenario (kept in step with `Scenarios/scenario.schema.json` by a test).
   public static let scenarioKeys = [
     "name", "description", "timeout", "target", "app", "env", "swift_backtrace", "supervisor", "daemon",
-    "container", "launches",
+    "container", "kubernetes", "launches",
   ]
   /// Keys allowed in `supervisor`.
   public static let supervisorKeys = ["notify", "start_timeout", "stop_timeout", "watchdog"]
@@ -22,7 +22,7 @@ public enum ScenarioLoader {
   /// Keys allowed in `expect`.
   public static let expectKeys = [
     "outcome", "signal", "exit_code", "count", "mode", "level", "relaunched", "events", "no_events",
-    "backtrace_contains", "handler_latency_us", "notify", "state",
+    "backtrace_contains", "handler_latency_us", "notify", "state", "probes", "restart_delay",
   ]
   /// Keys allowed in `expect.state`.
   public static let stateKeys = [
@@ -113,7 +113,25 @@ public enum ScenarioLoader {
       container: try top["container"].map { node throws(ScenarioError) in try reader.bool(node, what: "container") }
         ?? false,
       containerLine: top["container"]?.mark?.line ?? 0,
+      kubelet: try kubelet(top, launches: launches, reader: reader),
       launches: launches)
+  }
+
+  /// `kubernetes:`, checked against the rest of the scenario.
+  private static func kubelet(_ top: [String: Node], launches: [LaunchSpec], reader: NodeReader) throws(ScenarioError)
+    -> KubeletSpec?
+  {
+    guard let node = top["kubernetes"] else { return nil }
+    if let supervisor = top["supervisor"] {
+      throw reader.error(supervisor, "'supervisor' (systemd) and 'kubernetes' (the kubelet) cannot both play the part")
+    }
+    let spec = try KubeletLoader.kubelet(node, reader: reader)
+    if spec.restartPolicy == .never, launches.count > 1 {
+      throw ScenarioError(
+        path: reader.path, line: launches[1].line, column: 1,
+        message: "restart_policy Never: the kubelet never restarts the container, so a scenario has one launch")
+    }
+    return spec
   }
 
   /// `daemon: true`, `daemon: false` or `daemon: { stop_after, stop_timeout }`.
@@ -357,6 +375,10 @@ public enum ScenarioLoader {
       expect.notify = try reader.sequence(node, what: "notify").map { node throws(ScenarioError) in
         try reader.string(node, what: "notify entry")
       }
+    }
+    if let node = map["probes"] { expect.probes = try KubeletLoader.expectation(node, reader: reader) }
+    if let node = map["restart_delay"] {
+      expect.restartDelay = try reader.duration(node, what: "restart_delay", zeroAllowed: true)
     }
     if let node = map["handler_latency_us"] {
       expect.handlerLatencyMicroseconds = try reader.number(node, what: "handler_latency_us")
