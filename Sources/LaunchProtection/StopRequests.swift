@@ -83,7 +83,7 @@ final class StopSignal: Sendable {
       report(.ignored, to: organizer, duringLaunch: false)
     case 2:
       // Registered before the launch goes on: from here every SIGTERM is seen.
-      addDispatchSource(waitForRegistration: true)
+      addDispatchSource()
     case 0:
       if let consumer = SignalfdConsumer.find(signal: SIGTERM) {
         report(.signalfd(descriptor: consumer), to: organizer, duringLaunch: false)
@@ -112,7 +112,7 @@ final class StopSignal: Sendable {
   /// SIGTERM to every source registered for it. Made only when libdispatch already owns
   /// SIGTERM (the first source for a signal replaces its handler, which would change what
   /// SIGTERM does in an app without one).
-  private func addDispatchSource(waitForRegistration: Bool) {
+  private func addDispatchSource() {
     let source = DispatchSource.makeSignalSource(signal: SIGTERM, queue: sourceQueue)
     let added = state.withLock { state -> Bool in
       guard state.source == nil, state.watch.organizer != nil else { return false }
@@ -126,7 +126,7 @@ final class StopSignal: Sendable {
     let registered = DispatchSemaphore(value: 0)
     source.setRegistrationHandler { registered.signal() }
     source.resume()
-    if waitForRegistration { _ = registered.wait(timeout: .now() + .milliseconds(200)) }
+    _ = registered.wait(timeout: .now() + .milliseconds(200))
   }
 
   /// Re-checks who owns SIGTERM while a launch is armed (from the watcher thread).
@@ -135,7 +135,8 @@ final class StopSignal: Sendable {
     case 2:
       let needed = state.withLock { $0.source == nil && $0.watch.organizer != nil }
       guard needed else { return }
-      addDispatchSource(waitForRegistration: false)
+      // Reported once registered: from then on every SIGTERM reaches it.
+      addDispatchSource()
       reportDuringLaunch(.dispatchSource)
     case 3:
       reportDuringLaunch(.handler)
