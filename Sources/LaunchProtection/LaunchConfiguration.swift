@@ -8,6 +8,13 @@ extension LaunchOrganizer {
     public var stateDirectory: String
     /// Don't count a launch that was unfinished when the machine rebooted (boot id changed).
     public var ignoreReboots = true
+    /// The machine this process runs on, recorded in its sentinel (nil: not recorded). Set it
+    /// when the state directory can move between machines — a Kubernetes PersistentVolume, a
+    /// network file system — to the node's name (the downward API's `spec.nodeName` as an
+    /// environment variable). A different boot id is then a reboot only on the same machine; an
+    /// unfinished launch from another machine counts like any other (nothing here tells that
+    /// machine's crash from its failure). Without it, every change of boot id is a reboot.
+    public var machineIdentity: String?
     /// Don't count a launch that was asked to stop (a clean shutdown): a SIGTERM seen by the
     /// organizer's handler during the launch, or `stopRequested()`. The handler composes with
     /// other owners of SIGTERM (see README, "Stopping during the launch").

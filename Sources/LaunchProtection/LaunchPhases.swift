@@ -27,7 +27,8 @@ extension LaunchOrganizer {
     }
     if alreadyStarted { return .alreadyStarted }
 
-    let identity = configuration.environment.current()
+    var identity = configuration.environment.current()
+    identity.machine = configuration.machineIdentity
     var record = LaunchRecord(
       process: identity, launchID: launchID, phase: .launching, startedAt: Date().timeIntervalSince1970)
     var consumedFiles: [String] = []
@@ -110,6 +111,12 @@ extension LaunchOrganizer {
     return launch
   }
 
+  /// Both launches name their machine, and the names differ: the state directory moved.
+  static func ranElsewhere(_ old: ProcessIdentity, than current: ProcessIdentity) -> Bool {
+    guard let before = old.machine, let now = current.machine else { return false }
+    return before != now
+  }
+
   /// What systemd is told when the repair and the relaunch start: each may take the deadline.
   private var extendTimeout: String {
     "EXTEND_TIMEOUT_USEC=\((configuration.launchDeadline ?? configuration.repairTimeExtension).wholeMicroseconds)"
@@ -129,7 +136,9 @@ extension LaunchOrganizer {
       if old.process.bootID == record.process.bootID, environment.isAlive(old.process) {
         ignored.append((old, .stillRunning))
         kept.append(old)
-      } else if configuration.ignoreReboots, old.process.bootID != record.process.bootID {
+      } else if configuration.ignoreReboots, old.process.bootID != record.process.bootID,
+        !Self.ranElsewhere(old.process, than: record.process)
+      {
         ignored.append((old, .reboot))
         state.lastUncountedExit = UncountedExit(
           reason: .reboot, pid: old.process.pid, decidedAt: Date().timeIntervalSince1970)

@@ -8,12 +8,22 @@ public struct ProcessIdentity: Sendable, Equatable, Codable {
   public var startTime: UInt64
   /// `/proc/sys/kernel/random/boot_id` when the launch began: tells a reboot apart from a crash.
   public var bootID: String
+  /// The machine it ran on, when the app named it (`Configuration.machineIdentity`, e.g. a
+  /// Kubernetes node's name): tells a reboot of this machine apart from a launch on another one
+  /// whose state directory moved here (a PersistentVolume).
+  public var machine: String?
 
   /// Creates an identity.
   public init(pid: Int32, startTime: UInt64, bootID: String) {
+    self.init(pid: pid, startTime: startTime, bootID: bootID, machine: nil)
+  }
+
+  /// Creates an identity that names its machine.
+  public init(pid: Int32, startTime: UInt64, bootID: String, machine: String?) {
     self.pid = pid
     self.startTime = startTime
     self.bootID = bootID
+    self.machine = machine
   }
 }
 

@@ -56,6 +56,9 @@ extension LaunchRecord {
   var rangeProblem: String? {
     guard process.pid > 0 else { return "pid \(process.pid) is not positive" }
     if let problem = LaunchState.identifierProblem(process.bootID, "bootID") { return problem }
+    if let machine = process.machine, let problem = LaunchState.identifierProblem(machine, "machine") {
+      return problem
+    }
     if let problem = LaunchState.identifierProblem(launchID, "launchID") { return problem }
     guard LaunchState.isTime(startedAt) else { return "startedAt \(startedAt) is not a time" }
     if let stopRequestedAt, !LaunchState.isTime(stopRequestedAt) {

@@ -22,7 +22,7 @@ import LaunchProtection
 ///   "launch_on": "main" | "thread" | "dispatch" | "async", "prepare_all_threads": false,
 ///   "exhausted": "repeat-last-level" | "stay-degraded" | "exit(75)",
 ///   "sigterm_source": "before_launch" | "during_launch" | "after_launch", "sigterm_wired": false,
-///   "sigterm_handler": "before_launch" | "during_launch" }
+///   "sigterm_handler": "before_launch" | "during_launch", "machine_identity": "node-a" }
 /// ```
 struct AppConfiguration: Decodable {
   struct Level: Decodable {
@@ -103,6 +103,8 @@ struct AppConfiguration: Decodable {
   /// installed `before_launch` or `during_launch`: a graceful shutdown (event
   /// `graceful_shutdown`, exit 0 once the launch finished) that a hung launch never completes.
   var sigtermHandler: String?
+  /// `LaunchOrganizer.Configuration.machineIdentity`: the machine (node) this launch runs on.
+  var machineIdentity: String?
 
   enum CodingKeys: String, CodingKey, CaseIterable {
     case threshold, levels, repairs, concurrency, chain, prefault, durability
@@ -126,6 +128,7 @@ struct AppConfiguration: Decodable {
     case sigtermSource = "sigterm_source"
     case sigtermWired = "sigterm_wired"
     case sigtermHandler = "sigterm_handler"
+    case machineIdentity = "machine_identity"
   }
 
   /// `exhausted` as a policy action; nil when absent or not understood.

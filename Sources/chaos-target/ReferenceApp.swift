@@ -17,6 +17,7 @@ final class ReferenceApp: Sendable {
     var protection = LaunchOrganizer.Configuration(stateDirectory: stateDirectory)
     protection.launchDeadline = configuration.launchDeadlineMilliseconds.map { .milliseconds($0) }
     protection.durability = configuration.durability ?? .processCrash
+    protection.machineIdentity = configuration.machineIdentity
     self.organizer = LaunchOrganizer(configuration: protection)
     self.dataDirectory = Repairs.dataDirectory(stateDirectory: stateDirectory)
   }
