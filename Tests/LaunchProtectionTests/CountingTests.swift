@@ -116,6 +116,32 @@ final class CountingTests: XCTestCase {
     XCTAssertEqual(strict.decision?.count, 1)
   }
 
+  /// `machineIdentity`: a changed boot id is a reboot only on the same machine; a launch that
+  /// died unfinished on another machine (its state directory moved) counts.
+  func testALaunchFromAnotherMachineCountsAndARebootOfThisOneDoesNot() throws {
+    let launches = SimulatedLaunches()
+    func launch(on machine: String?) -> LaunchOrganizer {
+      var configuration = launches.configuration()
+      configuration.machineIdentity = machine
+      let organizer = LaunchOrganizer(configuration: configuration)
+      organizer.finishLaunching(policy: .threshold(100), launch: {}, protect: { _ in })
+      return organizer
+    }
+    _ = launch(on: "node-a")
+    XCTAssertEqual(try launches.state()?.launchesInProgress.first?.process.machine, "node-a")
+    launches.bootID.withLock { $0 = "boot-B" }
+    let moved = launch(on: "node-b")
+    XCTAssertEqual(moved.decision?.count, 1, "died on node-a, counted on node-b")
+    XCTAssertEqual(moved.decision?.countedCrashes.map(\.process.machine), ["node-a"])
+    launches.bootID.withLock { $0 = "boot-C" }
+    let rebooted = launch(on: "node-b")
+    XCTAssertEqual(rebooted.decision?.count, 1, "node-b rebooted: not counted")
+    XCTAssertEqual(rebooted.decision?.ignored.map(\.reason), [.reboot])
+    // Without a name on either side, every change of boot id stays a reboot.
+    launches.bootID.withLock { $0 = "boot-D" }
+    XCTAssertEqual(launch(on: nil).decision?.ignored.map(\.reason), [.reboot])
+  }
+
   func testNewBinaryResetsTheCount() throws {
     let launches = SimulatedLaunches()
     launch(launches, finish: false)
