@@ -71,7 +71,7 @@ extension LaunchOrganizer {
     }
   }
 
-  /// The seed's form over the async API: `shouldProtect(count)` decides; the repair escalates
+  /// The closure form over the async API: `shouldProtect(count)` decides; the repair escalates
   /// level 1, 2, 3... while launches keep dying.
   public func launch(
     shouldProtect: @escaping @Sendable (Int) -> Bool, repair: @Sendable (ProtectContext) async throws -> Void

@@ -92,7 +92,7 @@ public struct ExplorationApp: Sendable, Equatable {
   public var lifeActionsHeld = false
   /// Life actions the app adds (each gives a `life.<key>` failpoint).
   public var lifeActions: [String]
-  /// A custom policy (the seed's `shouldProtect` closure): the counts at which it protects,
+  /// A custom policy (a `shouldProtect` closure): the counts at which it protects,
   /// sampled by the target (counts past the last sample behave like the last one).
   public var customProtectsAt: [Int]?
   /// The exit status of an exhausted ladder (`whenExhausted(.exit(status:))`); nil: the last level repeats.

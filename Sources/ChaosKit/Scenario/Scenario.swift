@@ -1,7 +1,7 @@
 import Foundation
 
 /// One scenario file: launches of a target, each with failpoints and expectations.
-/// The YAML format is a public contract (see DESIGN.md): extend it, never rename.
+/// The YAML format is a public contract (the ChaosKit documentation, "Writing scenarios"): extend it, never rename.
 public struct Scenario: Sendable {
   /// The file it came from.
   public var path: String
