@@ -68,6 +68,7 @@ public struct ContractModel: Sendable, Equatable {
     return previousAttempt >= max(1, app.levels.count)
   }
 
+  /// Predicts what one launch must show, and advances the model's state past it.
   public mutating func step(_ step: ExplorationStep, app: ExplorationApp) -> Prediction {
     switch step.edit {
     case .reboot:
