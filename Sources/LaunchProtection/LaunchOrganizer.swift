@@ -24,7 +24,7 @@ public struct ProtectContext: Sendable {
 /// `addLifeActionWithKey:action:protectAction:` → `addLifeAction(key:action:protect:)`,
 /// `doActionWithKey:` → `performAction(key:)`, `launchingFinished`, `protectFinish` →
 /// `protectFinished()`, `handleException:` → `handleException(_:detail:)`. Async code uses
-/// `launch(policy:repair:)` and `await launchingFinished()` over the same state machine.
+/// `launch(policy:repair:)` and `await markLaunchingFinished()` over the same state machine.
 ///
 /// Instance-based and thread-safe. Closures run on the calling thread, outside any lock.
 public final class LaunchOrganizer: Sendable {
