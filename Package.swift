@@ -3,6 +3,8 @@ import PackageDescription
 
 let package = Package(
   name: "LaunchChaos",
+  // Linux x86_64 is supported and tested; aarch64 Linux compiles (C sources checked by
+  // CI/cross-check-aarch64) but is untested, and CrashCapture.install throws there. See README.
   platforms: [.macOS(.v15)],
   products: [
     .library(name: "LaunchProtection", targets: ["LaunchProtection"]),
@@ -26,7 +28,7 @@ let package = Package(
   targets: [
     // Header-only on purpose: CCrashCapture loads libunwind.so.8 with dlopen(RTLD_LOCAL).
     // A pkgConfig/link entry would add -lunwind, and a linked libunwind interposes every
-    // `_Unwind_*` and `backtrace` in the process (see DESIGN.md, crash capture facts).
+    // `_Unwind_*` and `backtrace` in the process (the LaunchProtection documentation, "Crash capture").
     .systemLibrary(
       name: "CLibunwind",
       providers: [.apt(["libunwind-dev"])]
@@ -108,3 +110,9 @@ let package = Package(
   ],
   swiftLanguageModes: [.v6]
 )
+
+// The DocC plugin only builds the documentation (`CI/docs`). It is added when LAUNCHCHAOS_DOCS is
+// set, so a package that depends on LaunchChaos never resolves or fetches it.
+if Context.environment["LAUNCHCHAOS_DOCS"] != nil {
+  package.dependencies.append(.package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"))
+}

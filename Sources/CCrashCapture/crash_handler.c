@@ -35,6 +35,7 @@
 #include "readable_memory.h"
 #include "unwind_tables.h"
 #include "thread_broadcast.h"
+#include "machine_context.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -169,7 +170,7 @@ static void record_crash(int signo, const siginfo_t *info, void *context, uint64
     } while (total < LCC_STEP_LIMIT && unwinder.step(&cursor) > 0);
   } else {
     // Without libunwind: at least the faulting PC from the signal context.
-    head_frames[0] = (uintptr_t)((ucontext_t *)context)->uc_mcontext.gregs[REG_RIP];
+    head_frames[0] = LCC_CONTEXT_PC(context);
     total = 1;
   }
   uint64_t unwound = monotonic_now();
@@ -291,7 +292,7 @@ static void crash_handler(int signo, siginfo_t *info, void *context) {
   first_signal = signo;
   lcc_unwinder_enter_crash();
   lcc_readable_begin_crash(context, sizeof(ucontext_t),
-                           (uintptr_t)((ucontext_t *)context)->uc_mcontext.gregs[REG_RSP], signo, info);
+                           LCC_CONTEXT_SP(context), signo, info);
   record_crash(signo, info, context, entered, thread_id, RECORD_CRASH);
   errno = saved_errno;
   // The guard stays held: the process is ending, and other crashing threads wait for it.
@@ -427,7 +428,7 @@ static void record_thread_dump(int signo, siginfo_t *info, void *context) {
   if (!atomic_compare_exchange_strong(&handler_owner, &expected, thread_id)) return;
   lcc_unwinder_enter_crash();
   lcc_readable_begin_crash(context, sizeof(ucontext_t),
-                           (uintptr_t)((ucontext_t *)context)->uc_mcontext.gregs[REG_RSP], signo, info);
+                           LCC_CONTEXT_SP(context), signo, info);
   record_crash(signo, info, context, entered, thread_id, RECORD_THREAD_DUMP);
   // The thread carries on: libunwind's imports go back to the real calls.
   lcc_unwinder_leave_crash();
@@ -449,7 +450,7 @@ int64_t lcc_benchmark_walk(void) {
   if (unwinder.getcontext((unw_context_t *)&context) != 0) return -1;
   uint64_t start = monotonic_now();
   lcc_unwinder_enter_crash();
-  lcc_readable_begin_crash(&context, sizeof context, (uintptr_t)context.uc_mcontext.gregs[REG_RSP], 0, &info);
+  lcc_readable_begin_crash(&context, sizeof context, LCC_CONTEXT_SP(&context), 0, &info);
   record_crash(0, &info, &context, start, main_thread_id, RECORD_DRY_RUN);
   lcc_unwinder_leave_crash();
   return (int64_t)(monotonic_now() - start);

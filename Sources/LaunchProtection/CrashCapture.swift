@@ -39,7 +39,11 @@ public enum CrashCapture {
 
   /// Installs the handler (replacing an earlier installation) and gives the calling thread
   /// an alternate signal stack.
+  ///
+  /// On an architecture other than x86_64 it throws: the handler's C sources compile for
+  /// aarch64, but its stack walk from a signal frame has not run there yet.
   public static func install(_ options: Options) throws(CrashCaptureError) {
+    if let problem = unverifiedArchitecture { throw CrashCaptureError(description: problem) }
     var reportFile: String?
     if let directory = options.reportDirectory {
       reportFile = reportPath(directory: directory, identity: SystemProcessFacts.currentIdentity)
@@ -58,6 +62,19 @@ public enum CrashCapture {
       throw CrashCaptureError(
         description: String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
     }
+  }
+
+  /// Why `install` refuses on this architecture, or nil where the handler is verified.
+  static var unverifiedArchitecture: String? {
+    #if arch(x86_64)
+      nil
+    #else
+      """
+      crash capture is verified on x86_64 Linux only: on this architecture its C sources compile, \
+      but the stack walk from a signal frame (libunwind's signal-frame cursor, the rerouted libunwind \
+      imports, the thread-local storage it is given) has never run, so it is not installed
+      """
+    #endif
   }
 
   /// Restores the handlers that were there before `install`.

@@ -17,7 +17,7 @@ extension LaunchOrganizer {
     public var machineIdentity: String?
     /// Don't count a launch that was asked to stop (a clean shutdown): a SIGTERM seen by the
     /// organizer's handler during the launch, or `stopRequested()`. The handler composes with
-    /// other owners of SIGTERM (see README, "Stopping during the launch").
+    /// other owners of SIGTERM (the "Servers and signals" article, "Stopping during the launch").
     public var ignoreTermination = true
     /// Reset the count when the executable changed (a new build fixes the crash loop).
     public var resetOnNewBinary = true

@@ -19,12 +19,12 @@ public struct ProtectContext: Sendable {
 /// `launchingFinished()`, enters protect mode on the app's policy, and runs the held launch
 /// in-process once the repair calls `protectFinished()`.
 ///
-/// A Swift version of the seed's `LaunchOrganizer`:
+/// The Objective-C launch organizers' calls, in Swift:
 /// `finishingLaunching:launchAction:protectAction:` → `finishLaunching(shouldProtect:launch:protect:)`,
 /// `addLifeActionWithKey:action:protectAction:` → `addLifeAction(key:action:protect:)`,
 /// `doActionWithKey:` → `performAction(key:)`, `launchingFinished`, `protectFinish` →
 /// `protectFinished()`, `handleException:` → `handleException(_:detail:)`. Async code uses
-/// `launch(policy:repair:)` and `await launchingFinished()` over the same state machine.
+/// `launch(policy:repair:)` and `await markLaunchingFinished()` over the same state machine.
 ///
 /// Instance-based and thread-safe. Closures run on the calling thread, outside any lock.
 public final class LaunchOrganizer: Sendable {
@@ -98,7 +98,7 @@ public final class LaunchOrganizer: Sendable {
   /// Why this launch's count is what it is; nil before `finishLaunching`.
   public var decision: LaunchDecision? { inner.withLock { $0.decision } }
 
-  /// The seed's form: `shouldProtect(count)` decides; true runs `protect` and holds `launch`.
+  /// The closure form: `shouldProtect(count)` decides; true runs `protect` and holds `launch`.
   public func finishLaunching(
     shouldProtect: @escaping @Sendable (Int) -> Bool,
     launch: @escaping @Sendable () -> Void,
@@ -211,7 +211,7 @@ public final class LaunchOrganizer: Sendable {
     return true
   }
 
-  /// Records a cause an external crash reporter saw (the seed's `handleException:`).
+  /// Records a cause an external crash reporter saw (Objective-C's `handleException:`).
   /// It does not change the count: the sentinel already decides that.
   public func handleException(_ type: String, detail: String? = nil) {
     let afterLaunch = mode == .finished

@@ -46,8 +46,8 @@ extension LaunchOrganizer {
 
   /// Starts the launch: counts, persists the sentinel, and in protect mode awaits `repair`.
   /// Returns `.normal` (go on with the launch) or `.repaired(level)` once the repair returned
-  /// (the launch then runs as the relaunch). Call `await launchingFinished()` when the launch
-  /// is done. A repair that throws leaves the launch unfinished: the error is rethrown and,
+  /// (the launch then runs as the relaunch). Call `await markLaunchingFinished()` when the
+  /// launch is done. A repair that throws leaves the launch unfinished: the error is rethrown and,
   /// should the process then exit or die, the next launch counts it and escalates.
   ///
   /// - Throws: `LaunchOrganizerError.alreadyStarted`; `.degraded` when the levels are
@@ -71,7 +71,7 @@ extension LaunchOrganizer {
     }
   }
 
-  /// The seed's form over the async API: `shouldProtect(count)` decides; the repair escalates
+  /// The closure form over the async API: `shouldProtect(count)` decides; the repair escalates
   /// level 1, 2, 3... while launches keep dying.
   public func launch(
     shouldProtect: @escaping @Sendable (Int) -> Bool, repair: @Sendable (ProtectContext) async throws -> Void
@@ -79,13 +79,19 @@ extension LaunchOrganizer {
     try await launch(policy: .custom(shouldProtect), repair: repair)
   }
 
-  /// The launch succeeded (async form of `launchingFinished()`, its write off the pool).
-  public func launchingFinished() async {
+  // The async forms have names of their own. An async overload named like its sync twin is
+  // preferred by the compiler in every async context, @_disfavoredOverload or not, so code that
+  // calls `organizer.launchingFinished()` in an async function (as before the async API
+  // existed) would stop compiling ("expression is 'async' but is not marked with 'await'").
+
+  /// The launch succeeded: `launchingFinished()` with its durable write off the cooperative
+  /// pool (on the organizer's private queue).
+  public func markLaunchingFinished() async {
     await offPool { [self] in launchingFinished() }
   }
 
-  /// A stop was requested (async form of `stopRequested()`, its write off the pool).
-  public func stopRequested() async {
+  /// A stop was requested: `stopRequested()` with its durable write off the cooperative pool.
+  public func markStopRequested() async {
     await offPool(on: Self.stopQueue) { [self] in stopRequested() }
   }
 }

@@ -35,7 +35,7 @@ public struct ProtectionPolicy: Sendable {
     self.decide = decide
   }
 
-  /// Whether the app's closure decides (the seed's `shouldProtect`) instead of a ladder.
+  /// Whether the app's closure decides (`shouldProtect`) instead of a ladder.
   public var isCustom: Bool { decide != nil }
 
   /// Whether this policy protects at `count` consecutive launch crashes (the level aside).
@@ -59,7 +59,7 @@ public struct ProtectionPolicy: Sendable {
     return previousAttempt >= last.number
   }
 
-  /// One level: protect once `count >= threshold` (the seed's `count > threshold - 1`).
+  /// One level: protect once `count >= threshold` (`shouldProtect: { $0 > threshold - 1 }`).
   public static func threshold(_ threshold: Int) -> ProtectionPolicy {
     ProtectionPolicy(levels: [ProtectLevel(number: 1, name: "protect", minimumCrashes: max(1, threshold))], decide: nil)
   }
@@ -75,7 +75,7 @@ public struct ProtectionPolicy: Sendable {
       decide: nil)
   }
 
-  /// The seed's form: the app's closure decides; a `true` answer is level 1 (escalating to
+  /// The closure form: the app's closure decides; a `true` answer is level 1 (escalating to
   /// level 2, 3... while repairs keep dying).
   public static func custom(_ shouldProtect: @escaping @Sendable (Int) -> Bool) -> ProtectionPolicy {
     ProtectionPolicy(levels: [], decide: shouldProtect)

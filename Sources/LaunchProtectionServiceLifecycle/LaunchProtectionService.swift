@@ -63,18 +63,18 @@ public final class LaunchProtectionService: Service, CustomStringConvertible {
   /// The service's name in ServiceGroup logs.
   public var description: String { "LaunchProtectionService" }
 
-  /// The launch succeeded: `await organizer.launchingFinished()` (a no-op when no launch is
+  /// The launch succeeded: `await organizer.markLaunchingFinished()` (a no-op when no launch is
   /// under way), then, the first time the launch is found finished, alternate signal stacks
   /// for every thread. Safe to call more than once and from any task.
   public func markLaunchFinished() async {
-    await organizer.launchingFinished()
+    await organizer.markLaunchingFinished()
     guard prepareThreads, organizer.mode == .finished, CrashCapture.isInstalled else { return }
     guard !preparedThreads.exchange(true, ordering: .relaxed) else { return }
     CrashCapture.prepareAllThreads()
   }
 
   /// Runs until graceful shutdown, then records the stop request
-  /// (`await organizer.stopRequested()`, a no-op once the launch finished) and returns.
+  /// (`await organizer.markStopRequested()`, a no-op once the launch finished) and returns.
   /// Cancelled without a graceful shutdown, it returns without recording anything.
   public func run() async throws {
     await withTaskGroup(of: Void.self) { group in
@@ -91,7 +91,7 @@ public final class LaunchProtectionService: Service, CustomStringConvertible {
       }
       do {
         try await gracefulShutdown()
-        await organizer.stopRequested()
+        await organizer.markStopRequested()
       } catch {
         // Cancelled: not a stop request.
       }

@@ -16,7 +16,7 @@ public enum TaskCompletion: String, Sendable, Codable {
 
 /// A named unit of launch work that declares its own ordering.
 ///
-/// Conform a class (the seed's task classes) or use `ClosureTask`.
+/// Conform a class (one per task) or use `ClosureTask`.
 public protocol LaunchTask: AnyObject, Sendable {
   /// Unique name; the failpoint `task.<name>` is evaluated right before it runs.
   var name: String { get }

@@ -6,7 +6,7 @@ import Synchronization
 public final class TaskContext: Sendable {
   /// The task's name.
   public let taskName: String
-  /// Parameters shared by every task of the workflow (the seed's shared launch options).
+  /// Parameters shared by every task of the workflow (shared launch options).
   public let parameters: SharedParameters
   private let failpoints: FailpointRegistry
   private let finish: @Sendable (TaskOutcome) -> Void

@@ -132,7 +132,7 @@ final class ReferenceApp: Sendable {
     do {
       _ = try await organizer.launch(policy: policy) { context in self.runRepairs(context) }
       launch(finishing: false)
-      if configuration.launchingFinished ?? true { await organizer.launchingFinished() }
+      if configuration.launchingFinished ?? true { await organizer.markLaunchingFinished() }
     } catch {
       ChaosProbe.emit("launch_error", ["detail": "\(error)"])
       if let failure = error as? LaunchOrganizerError, case .degraded = failure { return }

@@ -14,7 +14,7 @@ struct Chaos: ParsableCommand {
     defaultSubcommand: nil)
 
   /// ArgumentParser's own entry point, except that a usage error (unknown option, bad value,
-  /// failed validation) exits 2 as the README documents, not EX_USAGE (64).
+  /// failed validation) exits 2 as "Writing scenarios" (ChaosKit's documentation) says, not EX_USAGE (64).
   static func main() {
     do {
       var command = try parseAsRoot()

@@ -8,17 +8,18 @@ struct ExploreCommand: ParsableCommand {
     commandName: "explore",
     abstract: "Generate crash loops, check them against the protection contract, shrink a failure to a scenario.",
     discussion: """
-      Each sequence is a generated app configuration (threshold or escalation levels, whether \\
-      the repair finishes) and 5–14 launches: faults at every failpoint the target lists × every \\
-      fault kind, SIGTERM during launch, reboots, new binaries, corrupt state, a reused pid, I/O \\
-      errors. A model of the contract predicts each launch; the sequence runs as a scenario. On \\
-      the first divergence the sequence is shrunk and written to --out as a scenario file; \\
-      `chaos run` on it fails the same way. Exit status: 0 nothing diverged, 1 a failure was \\
+      Each sequence is a generated app configuration (threshold or escalation levels, whether \
+      the repair finishes) and 5–14 launches: faults at every failpoint the target lists × every \
+      fault kind, SIGTERM during launch, reboots, new binaries, corrupt state, a reused pid, I/O \
+      errors. A model of the contract predicts each launch; the sequence runs as a scenario. On \
+      the first divergence the sequence is shrunk and written to --out as a scenario file; \
+      `chaos run` on it fails the same way. Exit status: 0 nothing diverged, 1 a failure was \
       found (and written), 2 usage errors.
 
       Examples:
         chaos explore --seed 1 --time 60s
-        chaos explore --target .build/debug/mydaemon --env 'MYDAEMON_DATA=${CHAOS_STATE_DIR}/data' --sequences 200
+        chaos explore --target .build/debug/mydaemon \\
+          --env 'MYDAEMON_DATA=${CHAOS_STATE_DIR}/data' --sequences 200
       """)
 
   @Option(help: "The target (default: the reference app next to chaos). It must list its failpoints.")

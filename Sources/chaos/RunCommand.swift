@@ -8,14 +8,15 @@ struct RunCommand: ParsableCommand {
     commandName: "run",
     abstract: "Run chaos scenarios against real target processes.",
     discussion: """
-      Each scenario gets a fresh state directory; its launches run in order, each in its own
-      process group under a watchdog. Exit status: 0 all passed, 1 some failed, 2 usage or
+      Each scenario gets a fresh state directory; its launches run in order, each in its own \
+      process group under a watchdog. Exit status: 0 all passed, 1 some failed, 2 usage or \
       scenario errors. Core dumps are disabled for targets (RLIMIT_CORE=0).
 
       Examples:
         chaos run                                  # ./Scenarios
         chaos run Scenarios/counting --jobs 1
-        chaos run Scenarios/ --filter protect --junit junit.xml --json results.json
+        chaos run Scenarios/ --filter protect --junit junit.xml \\
+          --json results.json
         chaos run Scenarios/ --shard 2/4           # the second of four CI shards
         chaos run Scenarios/ --repeat 5 --seed 42
       """)

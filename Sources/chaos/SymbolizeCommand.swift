@@ -8,7 +8,7 @@ struct SymbolizeCommand: ParsableCommand {
     commandName: "symbolize",
     abstract: "Symbolize the crash records in an events file or a crash report.",
     discussion: """
-      Accepts an events file (NDJSON; every `crash` line is symbolized) or a crash report
+      Accepts an events file (NDJSON; every `crash` line is symbolized) or a crash report \
       left by the handler in a state directory (crash-<pid>-<start>.json).
 
         chaos symbolize /tmp/e.ndjson

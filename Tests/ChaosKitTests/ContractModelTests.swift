@@ -2,8 +2,8 @@ import ChaosKit
 import Foundation
 import XCTest
 
-/// The contract model, rule by rule: each test quotes the README's "What counts" row or the
-/// protection contract it makes executable.
+/// The contract model, rule by rule: each test quotes a "What counts" row (LaunchProtection's
+/// documentation) or the protection contract it makes executable.
 final class ContractModelTests: XCTestCase {
   let threshold2 = ExplorationApp(threshold: 2, levels: [], protectFinishes: true, lifeActions: ["serve"])
   let escalating = ExplorationApp(

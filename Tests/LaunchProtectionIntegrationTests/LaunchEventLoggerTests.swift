@@ -20,7 +20,7 @@ final class LaunchEventLoggerTests: XCTestCase {
     organizer.log(to: logger)
 
     let outcome = try await organizer.launch(policy: .threshold(2)) { _ in }
-    await organizer.launchingFinished()
+    await organizer.markLaunchingFinished()
 
     XCTAssertEqual(outcome, .repaired(ProtectLevel(number: 1, name: "protect", minimumCrashes: 2)))
     let entries = storage.all
@@ -50,7 +50,7 @@ final class LaunchEventLoggerTests: XCTestCase {
     let server = SimulatedServer()
     let first = server.organizer()
     _ = try await first.launch(policy: .threshold(2)) { _ in }
-    await first.stopRequested()
+    await first.markStopRequested()
     var configuration = server.organizer().configuration
     configuration.ignoreTermination = true
     let next = LaunchOrganizer(configuration: configuration)

@@ -11,7 +11,7 @@ final class AsyncLaunchTests: XCTestCase {
     let outcome = try await organizer.launch(policy: .threshold(2)) { _ in XCTFail("no repair in normal mode") }
     XCTAssertEqual(outcome, .normal)
     XCTAssertEqual(try launches.state()?.launchesInProgress.count, 1, "the sentinel is on disk during the launch")
-    await organizer.launchingFinished()
+    await organizer.markLaunchingFinished()
     XCTAssertEqual(organizer.mode, .finished)
     XCTAssertEqual(try launches.state()?.launchesInProgress.count, 0)
   }
@@ -28,7 +28,7 @@ final class AsyncLaunchTests: XCTestCase {
     XCTAssertTrue(repaired.withLock { $0 })
     XCTAssertEqual(outcome, .repaired(ProtectLevel(number: 1, name: "protect", minimumCrashes: 2)))
     XCTAssertEqual(organizer.mode, .relaunched(after: ProtectLevel(number: 1, name: "protect", minimumCrashes: 2)))
-    await organizer.launchingFinished()
+    await organizer.markLaunchingFinished()
     XCTAssertEqual(try launches.state()?.consecutiveCrashes, 0)
   }
 
@@ -50,10 +50,10 @@ final class AsyncLaunchTests: XCTestCase {
     try launches.failpoints.configure("launch.finished=sleep(2000)")
     let organizer = launches.organizer()
     _ = try await organizer.launch(policy: .threshold(5)) { _ in }
-    let finishing = Task { await organizer.launchingFinished() }
+    let finishing = Task { await organizer.markLaunchingFinished() }
     // Let the failpoint take hold of launchingFinished (it sleeps 2 s on the store's queue).
     try await Task.sleep(for: .milliseconds(300))
-    await organizer.stopRequested()
+    await organizer.markStopRequested()
     let record = try XCTUnwrap(try launches.state()?.launchesInProgress.first)
     XCTAssertNotNil(record.stopRequestedAt, "recorded while launchingFinished is still held")
     await finishing.value

@@ -37,7 +37,7 @@ final class ProtectModeTests: XCTestCase {
     }
   }
 
-  func testSeedStyleShouldProtectClosureReceivesTheCount() {
+  func testShouldProtectClosureReceivesTheCount() {
     let launches = SimulatedLaunches()
     crash(launches, times: 2)
     let counts = Mutex<[Int]>([])

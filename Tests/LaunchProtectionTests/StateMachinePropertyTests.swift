@@ -6,7 +6,7 @@ import XCTest
 
 /// Random sequences of launches — crashes in every phase, clean exits, SIGTERMs, repairs,
 /// reboots, new binaries, failed writes and corrupt files — run through the real organizer
-/// and store, each launch judged against a model of README's "What counts" table. Seeded:
+/// and store, each launch judged against a model of the "What counts" table (LaunchProtection's documentation). Seeded:
 /// a failure names the seed and the steps, so it replays exactly.
 final class StateMachinePropertyTests: XCTestCase {
   /// What happens to one launch.
@@ -35,7 +35,7 @@ final class StateMachinePropertyTests: XCTestCase {
     /// Escalation ladder of the policy under test: level 1 from 2 crashes, level 2 from 4.
     static let levels = [(number: 1, at: 2), (number: 2, at: 4)]
 
-    /// README: the level by count, or the next one when the launch that died was a repair attempt.
+    /// "What counts": the level by count, or the next one when the launch that died was a repair attempt.
     static func level(count: Int, previousAttempt: Int?) -> Int? {
       guard let byCount = levels.last(where: { count >= $0.at })?.number else { return nil }
       guard let previousAttempt else { return byCount }

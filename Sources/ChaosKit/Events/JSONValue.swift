@@ -1,10 +1,16 @@
 /// Any JSON value, for event fields the harness reads generically.
 public enum JSONValue: Codable, Sendable, Equatable, CustomStringConvertible {
+  /// `null`.
   case null
+  /// `true` or `false`.
   case bool(Bool)
+  /// A number (JSON numbers are doubles).
   case number(Double)
+  /// A string.
   case string(String)
+  /// An array.
   case array([JSONValue])
+  /// An object.
   case object([String: JSONValue])
 
   public init(from decoder: any Decoder) throws {

@@ -1,7 +1,7 @@
 import Foundation
 
-/// The protection contract (README "What counts" and the organizer's documented behaviour)
-/// as a pure value: state, and a step function predicting what a launch must show.
+/// The protection contract ("What counts" in the LaunchProtection documentation, and the
+/// organizer's documented behaviour) as a pure value: state, and a step function predicting what a launch must show.
 public struct ContractModel: Sendable, Equatable {
   /// The persisted consecutive-crash count.
   public var count = 0
@@ -68,6 +68,7 @@ public struct ContractModel: Sendable, Equatable {
     return previousAttempt >= max(1, app.levels.count)
   }
 
+  /// Predicts what one launch must show, and advances the model's state past it.
   public mutating func step(_ step: ExplorationStep, app: ExplorationApp) -> Prediction {
     switch step.edit {
     case .reboot:
@@ -241,7 +242,7 @@ extension ContractModel {
   /// `processes` started at once on one state directory. Each decides under the store's lock:
   /// the first counts what the previous launch left; a sibling that died before another
   /// decided is counted by that one, the rest by the next launch. Which is timing, the sum is
-  /// not: every process that died is counted exactly once (README "What counts": a launch of a
+  /// not: every process that died is counted exactly once ("What counts": a launch of a
   /// process still running is not counted).
   mutating func sharedLaunch(_ step: ExplorationStep, app: ExplorationApp) -> Prediction {
     // An admitted shared crash never protects; a shared clean launch may, from any count it can see.

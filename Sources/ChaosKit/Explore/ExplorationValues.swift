@@ -2,10 +2,18 @@ import Foundation
 
 /// A fault `chaos explore` injects at a failpoint.
 public enum FaultKind: String, CaseIterable, Sendable, Codable {
+  /// The failpoint action of the same name: the process ends by its signal (`segv`, `bus`, `fpe`,
+  /// `abort`, `trap`; `fatal`, `unwrap`, `overflow` and `oob` are Swift traps; `stackoverflow`
+  /// ends by SIGSEGV, `kill` by SIGKILL, which no handler sees), or, for `hang`, by the watchdog
+  /// or the launch deadline.
   case segv, bus, fpe, abort, trap, fatal, unwrap, overflow, oob, stackoverflow, kill, hang
+  /// `exit(3)`: an unclean exit, counted during the launch.
   case exitNonzero = "exit(3)"
+  /// `exit(0)`: a clean exit, not counted.
   case exitZero = "exit(0)"
+  /// `thread(segv)`: SIGSEGV on a thread of its own.
   case threadSegv = "thread(segv)"
+  /// `return(EIO)`: an I/O failpoint fails with EIO (a no-op elsewhere).
   case ioError = "return(EIO)"
 
   /// How the process ends when this fault fires.
@@ -92,16 +100,18 @@ public struct ExplorationApp: Sendable, Equatable {
   public var lifeActionsHeld = false
   /// Life actions the app adds (each gives a `life.<key>` failpoint).
   public var lifeActions: [String]
-  /// A custom policy (the seed's `shouldProtect` closure): the counts at which it protects,
+  /// A custom policy (a `shouldProtect` closure): the counts at which it protects,
   /// sampled by the target (counts past the last sample behave like the last one).
   public var customProtectsAt: [Int]?
   /// The exit status of an exhausted ladder (`whenExhausted(.exit(status:))`); nil: the last level repeats.
   public var exhaustedExitStatus: Int32?
   /// `launchDeadline`: a hang during the launch ends by SIGABRT and counts.
   public var deadlineSeconds: Double?
-  /// The filters of the "What counts" table the target keeps.
+  /// The filters of the "What counts" table the target keeps: a stop request is not counted.
   public var ignoresTermination = true
+  /// A launch that died before a reboot is not counted.
   public var ignoresReboots = true
+  /// A new executable resets the count.
   public var resetsOnNewBinary = true
   /// The target stated this policy (protocol 2) instead of taking it from `CHAOS_APP`.
   public var declared = false
@@ -152,12 +162,19 @@ public struct ExplorationApp: Sendable, Equatable {
 /// What the contract says one launch must show. A nil field is not predicted: in a launch of
 /// several processes at once, which of them counted which sibling is a matter of timing.
 public struct Prediction: Sendable, Equatable {
+  /// How the launch ends.
   public var outcome: Outcome
+  /// The signal that ends it (`crash`).
   public var signal: Int32?
+  /// Its exit status (`exit`).
   public var exitCode: Int32?
+  /// The count its `launch` event reports.
   public var count: Int?
+  /// Its mode: `normal` or `protect`.
   public var mode: String?
+  /// Its protect level (from 1).
   public var level: Int?
+  /// Whether the held launch ran in-process after the repair.
   public var relaunched: Bool?
   /// The persisted count after the launch.
   public var stateCount: Int?

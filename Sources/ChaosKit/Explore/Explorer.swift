@@ -33,33 +33,50 @@ public struct Explorer: Sendable {
 
   /// What exploration found and reached.
   public struct Report: Codable, Sendable {
+    /// The run's seed (`--seed`).
     public var seed: UInt64
+    /// Sequences run.
     public var sequences = 0
+    /// Launches run, every process of a shared launch counted.
     public var launches = 0
+    /// Wall-clock seconds of the run.
     public var seconds = 0.0
     /// failpoint → fault kind → times it fired.
     public var coverage: [String: [String: Int]] = [:]
+    /// Launches that ran in protect mode.
     public var protectLaunches = 0
+    /// The protect levels launches reached.
     public var levelsReached: Set<Int> = []
+    /// The protect levels the explored configurations had.
     public var levelsConfigured: Set<Int> = []
     /// The target's policy is a custom `shouldProtect` closure: its levels are 1, 2, 3… as repairs keep dying.
     public var customPolicy = false
+    /// The failpoints the target lists (`CHAOS_LIST_FAILPOINTS`).
     public var declaredFailpoints: [String] = []
     /// Launches that ran several processes at once on one state directory.
     public var sharedLaunches = 0
     /// Faults that fired only on a failpoint's second pass (a life action run twice).
     public var secondPassFaults = 0
+    /// The first divergence, shrunk; nil when every launch matched its prediction.
     public var failure: Failure?
 
     /// The divergence, shrunk.
     public struct Failure: Codable, Sendable {
+      /// The seed of the sequence that diverged.
       public var sequenceSeed: UInt64
+      /// Its length before shrinking.
       public var originalLaunches: Int
+      /// Its length after shrinking.
       public var shrunkLaunches: Int
+      /// What differed first: launch, field, predicted and seen.
       public var firstDifference: String
+      /// Seconds from the start of the run to the divergence.
       public var secondsToFind: Double
+      /// Seconds the shrinker took.
       public var secondsToShrink: Double
+      /// The scenario file written to `--out`.
       public var path: String
+      /// Whether the written scenario, run again, failed the same way.
       public var confirmed: Bool
     }
   }
@@ -67,6 +84,7 @@ public struct Explorer: Sendable {
   /// Progress after each sequence: (sequences, launches, seconds, divergences).
   public typealias Progress = @Sendable (Int, Int, Double, Int) -> Void
 
+  /// What to explore, and how long.
   public var options: Options
 
   /// Creates an explorer.

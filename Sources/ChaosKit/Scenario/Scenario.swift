@@ -1,7 +1,7 @@
 import Foundation
 
 /// One scenario file: launches of a target, each with failpoints and expectations.
-/// The YAML format is a public contract (see DESIGN.md): extend it, never rename.
+/// The YAML format is a public contract (the ChaosKit documentation, "Writing scenarios"): extend it, never rename.
 public struct Scenario: Sendable {
   /// The file it came from.
   public var path: String
@@ -264,19 +264,31 @@ public enum Outcome: String, Sendable, CaseIterable {
 
 /// The expectations of a launch. Nil fields are not checked.
 public struct Expectation: Sendable {
+  /// `outcome`: how the launch ends.
   public var outcome: Outcome?
+  /// `signal`: the signal that ended it.
   public var signal: Int32?
+  /// `exit_code`: its exit status.
   public var exitCode: Int32?
+  /// `count`: the count its `launch` event reports.
   public var count: Int?
+  /// `mode`: `normal` or `protect`.
   public var mode: String?
+  /// `level`: the protect level (from 1).
   public var level: Int?
+  /// `relaunched`: whether the held launch ran in-process after the repair.
   public var relaunched: Bool?
+  /// `events`: events that must be in the events file, in this order (a subsequence).
   public var events: [EventPattern] = []
+  /// `no_events`: events that must not be there.
   public var noEvents: [EventPattern] = []
+  /// `backtrace_contains`: names that must appear in the symbolized crash backtrace.
   public var backtraceContains: [String] = []
+  /// `handler_latency_us`: the most the crash handler may take, in microseconds.
   public var handlerLatencyMicroseconds: Double?
   /// Notify messages that must have been received, in order (`PREFIX*` matches a prefix).
   public var notify: [String] = []
+  /// `state`: the persisted state after the launch.
   public var state: StateExpectation?
   /// What the kubelet's probes concluded (`probes:`, with `kubernetes:`).
   public var probes: ProbeExpectation?
@@ -287,10 +299,16 @@ public struct Expectation: Sendable {
 
 /// Expectations on the persisted state after the launch.
 public struct StateExpectation: Sendable {
+  /// `count`: the persisted consecutive launch-crash count.
   public var count: Int?
+  /// `launches_in_progress`: how many unfinished launches the sentinel lists.
   public var launchesInProgress: Int?
+  /// `attempted_level`: the protect level last attempted (0: none).
   public var attemptedLevel: Int?
+  /// `last_crash_type`: the cause recorded for the last counted launch.
   public var lastCrashType: String?
+  /// `last_uncounted_exit`: why the last unfinished launch was not counted.
   public var lastUncountedExit: String?
+  /// `moved_aside`: whether a bad state file was moved aside.
   public var movedAside: Bool?
 }
