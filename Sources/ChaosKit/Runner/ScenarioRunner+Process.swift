@@ -1,0 +1,95 @@
+import Foundation
+
+/// What `ScenarioRunner` does around each process: the environment the protocol gives it, and
+/// what is observed and checked once it is gone.
+extension ScenarioRunner {
+  func observe(
+    _ end: ProcessEnd, pid: pid_t, directory: String, spec: LaunchSpec, number: Int, iteration: Int, process: Int,
+    stateDirectory: String, stoppedByHarness: Bool, stoppedEarlier: [pid_t: Int], milliseconds: Double,
+    kubelet: KubeletSpec?, restartDelay: Double?
+  ) -> ProcessResult {
+    var failures: [String] = []
+    var events: [TargetEvent] = []
+    do {
+      events = try EventDecoder.decode(path: directory + "/events.ndjson").events
+    } catch {
+      failures.append("malformed events file: \(error)")
+    }
+    var crash: CrashRecord?
+    if let event = events.last(where: { $0.name == "crash" }) {
+      do { crash = try CrashRecord(event: event) } catch {
+        failures.append("malformed crash record at events line \(event.line): \(error)")
+      }
+    }
+    let backtrace = spec.expect.backtraceContains.isEmpty ? nil : crash.map(symbolizer.symbolize)
+    let observation = Observation(
+      end: end, events: events, crash: crash, backtrace: backtrace, stateDirectory: stateDirectory,
+      stoppedByHarness: stoppedByHarness, kubelet: kubelet, restartDelay: restartDelay)
+    failures += Checker.check(spec.expect, observation)
+    failures += Checker.checkStopsNotCounted(stoppedEarlier, observation)
+    let fault = events.last { $0.name == "failpoint" }
+    let reportedPid = observation.launchEvent?["pid"]?.int.map { pid_t(truncatingIfNeeded: $0) }
+    var result = ProcessResult(
+      launch: number, line: spec.line, iteration: iteration, process: process, pid: pid, end: end.description,
+      outcome: observation.outcome.rawValue, count: observation.launchEvent?["count"]?.int,
+      mode: observation.launchEvent?["mode"]?.string, relaunched: events.contains { $0.name == "relaunch" },
+      handlerLatencyMicroseconds: crash?.handlerLatencyMicroseconds,
+      deliveryLatencyMicroseconds: crash.flatMap { record in
+        fault.map { Double(Int64(bitPattern: record.entered &- $0.time)) / 1_000 }
+      },
+      durationMilliseconds: milliseconds, artifacts: directory, failures: failures, stoppedByHarness: stoppedByHarness)
+    if let reportedPid, reportedPid != pid { result.targetPid = reportedPid }
+    return result
+  }
+
+  func environment(
+    _ scenario: Scenario, _ spec: LaunchSpec, events: String, state: String, port: Int?
+  ) -> [String: String] {
+    let inherited = ProcessInfo.processInfo.environment
+    var environment = ["PATH": inherited["PATH"] ?? "/usr/bin:/bin", "HOME": inherited["HOME"] ?? "/root"]
+    // `${CHAOS_STATE_DIR}` in a scenario's env values names this run's state directory,
+    // `${CHAOS_PORT}` the launch's port.
+    let portText = port.map(String.init) ?? ""
+    let expand = { (value: String) in
+      value.replacingOccurrences(of: "${CHAOS_STATE_DIR}", with: state)
+        .replacingOccurrences(of: "${CHAOS_PORT}", with: portText)
+    }
+    environment.merge(scenario.environment.mapValues(expand)) { $1 }
+    environment.merge(spec.environment.mapValues(expand)) { $1 }
+    environment["CHAOS_FAILPOINTS"] = spec.failpoints
+    environment["CHAOS_EVENTS"] = events
+    environment["CHAOS_STATE_DIR"] = state
+    if let port { environment["CHAOS_PORT"] = String(port) }
+    environment["CHAOS_APP"] = Self.appJSON(scenario.app, spec.app)
+    environment["SWIFT_BACKTRACE"] = scenario.swiftBacktrace
+    if let seed = options.seed { environment["CHAOS_SEED"] = String(seed) }
+    return environment
+  }
+
+  /// The scenario's `app` with the launch's fields merged over it, as JSON text.
+  static func appJSON(_ base: JSONValue?, _ override: JSONValue?) -> String {
+    var fields: [String: JSONValue] = [:]
+    if case .object(let object)? = base { fields = object }
+    if case .object(let object)? = override { fields.merge(object) { $1 } }
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    return (try? encoder.encode(JSONValue.object(fields))).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+  }
+
+  /// The last `lines` non-empty lines of a text file (the target's stderr).
+  static func tail(of path: String, lines: Int) -> [String] {
+    guard let data = FileManager.default.contents(atPath: path) else { return [] }
+    return Array(
+      String(decoding: data.suffix(8192), as: UTF8.self).split(separator: "\n").map(String.init).suffix(lines))
+  }
+}
+
+/// A cheap look for an event name in a growing events file (for `send_signal` and `requests`),
+/// written compactly (`"event":"name"`) or with a space after the colon (`"event": "name"`).
+enum EventPeek {
+  static func contains(_ name: String, path: String) -> Bool {
+    guard let data = FileManager.default.contents(atPath: path) else { return false }
+    let text = String(decoding: data, as: UTF8.self)
+    return text.contains("\"event\":\"\(name)\"") || text.contains("\"event\": \"\(name)\"")
+  }
+}
