@@ -260,15 +260,15 @@ enum TerminationPipe {
     for signal in [SIGTERM, SIGINT] {
       var action = sigaction()
       action.__sigaction_handler.sa_handler = { signal in
-        // write(2), signal(2), raise(3), _exit(2): async-signal-safe.
+        // write(2), getpid(2), _exit(2), signal(2), raise(3): async-signal-safe.
         if CrashCapture.isLaunchFinished {
           var byte: UInt8 = 1
           _ = write(TerminationPipe.writeEnd, &byte, 1)
         } else {
+          // PID 1 (a container without an init) drops a default-action signal it sends itself.
+          if getpid() == 1 { _exit(128 + signal) }
           Glibc.signal(signal, SIG_DFL)
           raise(signal)
-          // PID 1 (a container without an init) drops a default-action signal it sends itself.
-          _exit(128 + signal)
         }
       }
       sigemptyset(&action.sa_mask)
