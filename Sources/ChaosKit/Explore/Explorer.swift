@@ -171,10 +171,7 @@ public struct Explorer: Sendable {
     let name = URL(fileURLWithPath: target).lastPathComponent
     let beside = URL(fileURLWithPath: ScenarioCase.executable(name)).resolvingSymlinksInPath().path
     if beside == URL(fileURLWithPath: target).resolvingSymlinksInPath().path { return name }
-    let from = URL(fileURLWithPath: directory).standardizedFileURL.pathComponents
-    let to = URL(fileURLWithPath: target).standardizedFileURL.pathComponents
-    let shared = zip(from, to).prefix { $0 == $1 }.count
-    return (Array(repeating: "..", count: from.count - shared) + to.dropFirst(shared)).joined(separator: "/")
+    return RelativePath.of(target, from: directory)
   }
 
   static func firstDifference(_ result: ScenarioResult) -> String {

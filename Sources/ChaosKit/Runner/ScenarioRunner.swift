@@ -174,7 +174,7 @@ public struct ScenarioRunner: Sendable {
         end, pid: child.pid, directory: child.directory, spec: spec, number: number, iteration: iteration,
         process: child.process, stateDirectory: stateDirectory,
         stoppedByHarness: daemonStops[child.pid]?.stopped ?? false,
-        stoppedEarlier: stoppedEarlier, milliseconds: Double(reaped - child.spawned) / 1e6)
+        stoppedEarlier: stoppedEarlier, span: (child.spawned, reaped))
       if let requests = requestResults[child.pid] {
         result.requests = requests
         result.failures += requests.compactMap { request in
@@ -188,7 +188,8 @@ public struct ScenarioRunner: Sendable {
 
   private func observe(
     _ end: ProcessEnd, pid: pid_t, directory: String, spec: LaunchSpec, number: Int, iteration: Int, process: Int,
-    stateDirectory: String, stoppedByHarness: Bool, stoppedEarlier: [pid_t: Int], milliseconds: Double
+    stateDirectory: String, stoppedByHarness: Bool, stoppedEarlier: [pid_t: Int],
+    span: (spawned: UInt64, reaped: UInt64)
   ) -> ProcessResult {
     var failures: [String] = []
     var events: [TargetEvent] = []
@@ -203,13 +204,20 @@ public struct ScenarioRunner: Sendable {
         failures.append("malformed crash record at events line \(event.line): \(error)")
       }
     }
-    let backtrace = spec.expect.backtraceContains.isEmpty ? nil : crash.map(symbolizer.symbolize)
+    let wantsBacktrace = !spec.expect.backtraceContains.isEmpty || options.recordsTimeline
+    let backtrace = wantsBacktrace ? crash.map(symbolizer.symbolize) : nil
     let observation = Observation(
       end: end, events: events, crash: crash, backtrace: backtrace, stateDirectory: stateDirectory,
       stoppedByHarness: stoppedByHarness)
     failures += Checker.check(spec.expect, observation)
     failures += Checker.checkStopsNotCounted(stoppedEarlier, observation)
     let fault = events.last { $0.name == "failpoint" }
+    var timeline: ProcessTimeline?
+    if options.recordsTimeline {
+      timeline = ProcessTimeline(
+        spawned: span.spawned, reaped: span.reaped, events: ProcessTimeline.events(events),
+        crashFrames: backtrace.map { ProcessTimeline.frames($0) } ?? [])
+    }
     return ProcessResult(
       launch: number, line: spec.line, iteration: iteration, process: process, pid: pid, end: end.description,
       outcome: observation.outcome.rawValue, count: observation.launchEvent?["count"]?.int,
@@ -218,7 +226,8 @@ public struct ScenarioRunner: Sendable {
       deliveryLatencyMicroseconds: crash.flatMap { record in
         fault.map { Double(Int64(bitPattern: record.entered &- $0.time)) / 1_000 }
       },
-      durationMilliseconds: milliseconds, artifacts: directory, failures: failures, stoppedByHarness: stoppedByHarness)
+      durationMilliseconds: Double(span.reaped - span.spawned) / 1e6, artifacts: directory, failures: failures,
+      stoppedByHarness: stoppedByHarness, timeline: timeline)
   }
 
   private func environment(

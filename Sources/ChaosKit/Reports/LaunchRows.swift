@@ -1,0 +1,250 @@
+/// A scenario's processes as the HTML report draws them: one group per launch (each
+/// repetition its own), one row per process (`parallel:` processes are parallel rows), each
+/// row's span split into phases and dotted with markers, all read from the recorded events.
+package struct LaunchGroup: Sendable {
+  /// The launch's number in the scenario.
+  package var launch: Int
+  /// Its repetition (`repeat:`), from 1.
+  package var iteration: Int
+  /// Its processes, in order.
+  package var rows: [LaunchRow]
+  /// From the first spawn to the last reap, ns: the group's time axis.
+  package var nanoseconds: UInt64
+}
+
+/// One process of a launch.
+package struct LaunchRow: Sendable {
+  /// What the process was doing in a stretch of time.
+  package enum Phase: String, Sendable, CaseIterable {
+    /// From the spawn to its `launch` event (reading the state, writing the sentinel).
+    case starting
+    /// The launch, before `launching_finished` or protect mode.
+    case launching
+    /// Protect mode: the repair.
+    case repair
+    /// The held launch, run again in the same process after the repair.
+    case relaunch
+    /// After `launching_finished`, until the process ended.
+    case afterLaunch = "after-launch"
+
+    /// How the legend names it.
+    package var title: String {
+      switch self {
+      case .starting: "starting"
+      case .launching: "launching"
+      case .repair: "repair (protect mode)"
+      case .relaunch: "relaunch"
+      case .afterLaunch: "after launch"
+      }
+    }
+  }
+
+  /// A stretch of one phase, ns from the group's origin.
+  package struct Span: Sendable {
+    package var phase: Phase
+    package var start: UInt64
+    package var end: UInt64
+  }
+
+  /// Something that happened at an instant.
+  package struct Marker: Sendable {
+    /// `failpoint`, `crash`, `deadline`, `supervisor`, `notify`, `request`, `stop`, `problem`, `task`.
+    package var kind: String
+    /// ns from the group's origin.
+    package var time: UInt64
+    /// A few words drawn beside it.
+    package var label: String
+    /// The whole story, for its tooltip.
+    package var detail: String
+    /// Whether it reports something that went wrong (a failed request, a crash).
+    package var bad: Bool
+  }
+
+  /// A named task that ran (`task_start` → `task_end` or `task_failed`), ns from the origin.
+  package struct Task: Sendable {
+    package var name: String
+    package var start: UInt64
+    package var end: UInt64
+    package var failed: Bool
+  }
+
+  /// The process's result.
+  package var result: ProcessResult
+  /// ns from the group's origin to the spawn, and to the reap.
+  package var start: UInt64
+  package var end: UInt64
+  package var spans: [Span]
+  package var markers: [Marker]
+  package var tasks: [Task]
+
+  /// The groups of a scenario's result, each on its own time axis (a 10 ms crash beside a
+  /// 5 s hang would otherwise be invisible). Processes without a recorded timeline get a
+  /// plain span of their measured duration.
+  package static func groups(_ result: ScenarioResult) -> [LaunchGroup] {
+    var groups: [LaunchGroup] = []
+    for process in result.processes {
+      if let last = groups.last, last.launch == process.launch, last.iteration == process.iteration {
+        groups[groups.count - 1].rows.append(
+          LaunchRow(result: process, start: 0, end: 0, spans: [], markers: [], tasks: []))
+      } else {
+        groups.append(
+          LaunchGroup(
+            launch: process.launch, iteration: process.iteration,
+            rows: [LaunchRow(result: process, start: 0, end: 0, spans: [], markers: [], tasks: [])], nanoseconds: 0))
+      }
+    }
+    return groups.map { group in
+      let origin = group.rows.compactMap { $0.result.timeline?.spawned }.min() ?? 0
+      let rows = group.rows.map { LaunchRow(process: $0.result, origin: origin) }
+      return LaunchGroup(
+        launch: group.launch, iteration: group.iteration, rows: rows, nanoseconds: max(1, rows.map(\.end).max() ?? 1))
+    }
+  }
+
+  init(result: ProcessResult, start: UInt64, end: UInt64, spans: [Span], markers: [Marker], tasks: [Task]) {
+    self.result = result
+    self.start = start
+    self.end = end
+    self.spans = spans
+    self.markers = markers
+    self.tasks = tasks
+  }
+
+  /// A process's row, its times measured from `origin`.
+  init(process: ProcessResult, origin: UInt64) {
+    result = process
+    guard let timeline = process.timeline else {
+      start = 0
+      end = UInt64(max(0, process.durationMilliseconds) * 1e6)
+      spans = [Span(phase: .starting, start: 0, end: end)]
+      markers = []
+      tasks = []
+      return
+    }
+    // Events a target wrote before the harness's clock read, or after it reaped, stay in view.
+    let events = timeline.events
+    let first = min(timeline.spawned, events.map(\.t).min() ?? timeline.spawned)
+    let last = max(timeline.reaped, events.map(\.t).max() ?? timeline.reaped)
+    let offset = { (time: UInt64) -> UInt64 in time >= origin ? time - origin : 0 }
+    start = offset(first)
+    end = max(offset(last), start + 1)
+    spans = Self.phases(events, start: start, end: end, offset: offset)
+    markers = events.compactMap { event in
+      Self.marker(event, offset: offset, frames: timeline.crashFrames, task: Self.runningTask(at: event, in: events))
+    }
+    tasks = Self.tasks(events, end: end, offset: offset)
+  }
+
+  private static func phases(
+    _ events: [ProcessTimeline.Event], start: UInt64, end: UInt64, offset: (UInt64) -> UInt64
+  ) -> [Span] {
+    let boundaries: [(String, Phase)] = [
+      ("launch", .launching), ("protect_enter", .repair), ("relaunch", .relaunch),
+      ("launching_finished", .afterLaunch),
+    ]
+    var changes: [(UInt64, Phase)] = [(start, .starting)]
+    for (name, phase) in boundaries {
+      if let event = events.first(where: { $0.event == name }) { changes.append((offset(event.t), phase)) }
+    }
+    changes.sort { $0.0 < $1.0 }
+    var spans: [Span] = []
+    for (index, change) in changes.enumerated() {
+      let until = index + 1 < changes.count ? changes[index + 1].0 : end
+      guard until > change.0 || index + 1 == changes.count else { continue }
+      spans.append(Span(phase: change.1, start: change.0, end: max(until, change.0)))
+    }
+    return spans
+  }
+
+  private static func tasks(_ events: [ProcessTimeline.Event], end: UInt64, offset: (UInt64) -> UInt64) -> [Task] {
+    var open: [String: UInt64] = [:]
+    var tasks: [Task] = []
+    for event in events {
+      guard let name = event.text("task") else { continue }
+      switch event.event {
+      case "task_start": open[name] = offset(event.t)
+      case "task_end", "task_failed":
+        guard let started = open.removeValue(forKey: name) else { continue }
+        tasks.append(Task(name: name, start: started, end: offset(event.t), failed: event.event == "task_failed"))
+      default: continue
+      }
+    }
+    // A task still running when the process died ends with it.
+    tasks += open.map { Task(name: $0.key, start: $0.value, end: end, failed: true) }
+    return tasks.sorted { ($0.start, $0.name) < ($1.start, $1.name) }
+  }
+
+  /// The task a crash interrupted: one started and not ended before it, on the crashing thread
+  /// when several were running (`worker-0` runs on `launch-worker-0`).
+  static func runningTask(at crash: ProcessTimeline.Event, in events: [ProcessTimeline.Event]) -> String? {
+    guard crash.event == "crash" else { return nil }
+    var running: [(task: String, thread: String)] = []
+    for event in events where event.t <= crash.t {
+      guard let task = event.text("task") else { continue }
+      if event.event == "task_start" {
+        running.append((task, event.text("thread") ?? ""))
+      } else if event.event == "task_end" || event.event == "task_failed" {
+        running.removeAll { $0.task == task }
+      }
+    }
+    let thread = crash.text("thread_name") ?? ""
+    return (running.last { !$0.thread.isEmpty && thread.hasSuffix($0.thread) } ?? running.last)?.task
+  }
+
+  private static func marker(
+    _ event: ProcessTimeline.Event, offset: (UInt64) -> UInt64, frames: [String], task: String?
+  ) -> Marker? {
+    let time = offset(event.t)
+    func marker(_ kind: String, _ label: String, _ detail: String, bad: Bool = false) -> Marker {
+      Marker(kind: kind, time: time, label: label, detail: detail, bad: bad)
+    }
+    switch event.event {
+    case "failpoint":
+      let text = "\(event.text("name") ?? "?")=\(event.text("action") ?? "?")"
+      return marker("failpoint", text, "failpoint fired: \(text)")
+    case "crash":
+      let signal = event.text("signal_name") ?? event.text("signal").map { "signal \($0)" } ?? "crash"
+      let thread = event.text("thread_name").map { " on thread \($0)" } ?? ""
+      let cause = event.text("cause").map { " (\($0))" } ?? ""
+      let top = task.map { " in task \($0)" } ?? frames.first.map { " in \($0)" } ?? ""
+      let inTask = task.map { " in task \($0)" } ?? ""
+      var detail = "crash: \(signal)\(cause)\(inTask)\(thread)"
+      if event.text("after_launch") == "true" { detail += ", after launching finished" }
+      if !frames.isEmpty { detail += "\n" + frames.map { "  " + $0 }.joined(separator: "\n") }
+      return marker("crash", signal + top, detail, bad: true)
+    case "launch_hang":
+      let deadline = event.text("deadline_ms").map { " (\($0) ms)" } ?? ""
+      let phase = event.text("phase") ?? "launch"
+      return marker("deadline", "deadline: \(phase)", "launch deadline\(deadline) passed in the \(phase)", bad: true)
+    case "supervisor":
+      let action = event.text("action") ?? "?"
+      let reason = event.text("reason").map { " (\($0))" } ?? ""
+      return marker("supervisor", action + reason, "supervisor sent \(action)\(reason)", bad: action != "SIGTERM")
+    case "notify":
+      let message = event.text("message") ?? ""
+      return marker("notify", message, "sd_notify: \(message)")
+    case "request":
+      let index = event.text("index") ?? "?"
+      let ok = event.text("ok") == "true"
+      let answer = event.text("status").map { "status \($0)" } ?? event.text("end") ?? ""
+      let failure = event.text("failure").map { ": \($0)" } ?? ""
+      return marker(
+        "request", "request \(index) \(ok ? "ok" : "failed")", "request \(index): \(answer)\(failure)", bad: !ok)
+    case "stop_requested", "graceful_shutdown":
+      return marker("stop", "stop requested", "\(event.event): a stop was recorded (not counted)")
+    case "state_problem":
+      let kind = event.text("kind") ?? "problem"
+      return marker("problem", "state \(kind)", "state problem: \(kind) \(event.text("detail") ?? "")", bad: true)
+    case "protect_exhausted":
+      let action = event.text("action") ?? ""
+      return marker("problem", "levels exhausted", "every protect level attempted: \(action)", bad: true)
+    case "task_failed":
+      let name = event.text("task") ?? "?"
+      return marker("task", "\(name) failed", "task \(name) failed: \(event.text("reason") ?? "")", bad: true)
+    case "uncounted_exit":
+      return marker("stop", "clean exit", "uncounted exit: \(event.text("reason") ?? "")")
+    default:
+      return nil
+    }
+  }
+}

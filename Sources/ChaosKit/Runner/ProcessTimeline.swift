@@ -1,0 +1,78 @@
+/// What one process wrote and when, kept in its result for the reports that draw it
+/// (`chaos run --html`, `--trace`): passing scenarios' artifacts are deleted, so what the
+/// reports need is copied here first. Recorded only with `RunOptions.recordsTimeline`.
+public struct ProcessTimeline: Codable, Sendable, Equatable {
+  /// One event of the process's events file (and the harness's own lines in it).
+  public struct Event: Codable, Sendable, Equatable {
+    /// Its name (`launch`, `failpoint`, `crash`…).
+    public var event: String
+    /// CLOCK_MONOTONIC nanoseconds.
+    public var t: UInt64
+    /// Its other fields (a crash record without its raw frames and module map).
+    public var fields: [String: JSONValue]
+
+    /// An event as recorded.
+    public init(event: String, t: UInt64, fields: [String: JSONValue]) {
+      self.event = event
+      self.t = t
+      self.fields = fields
+    }
+
+    /// A field as text, when it is a string, number or boolean.
+    public func text(_ key: String) -> String? {
+      switch fields[key] {
+      case .string(let value)?: value
+      case .number(let value)?: value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+      case .bool(let value)?: String(value)
+      default: nil
+      }
+    }
+  }
+
+  /// CLOCK_MONOTONIC nanoseconds just after the spawn.
+  public var spawned: UInt64
+  /// CLOCK_MONOTONIC nanoseconds when it was reaped.
+  public var reaped: UInt64
+  /// Its events, in file order.
+  public var events: [Event]
+  /// The first symbolized frames of its crash, innermost first (empty without a crash).
+  public var crashFrames: [String]
+
+  /// A recorded timeline.
+  public init(spawned: UInt64, reaped: UInt64, events: [Event], crashFrames: [String]) {
+    self.spawned = spawned
+    self.reaped = reaped
+    self.events = events
+    self.crashFrames = crashFrames
+  }
+
+  /// The events of a decoded events file, without what the reports never show (the raw
+  /// frames and module maps of crash records and thread dumps).
+  static func events(_ decoded: [TargetEvent]) -> [Event] {
+    decoded.map { event in
+      var fields = event.fields
+      for key in ["event", "pid", "t", "frames", "modules"] { fields[key] = nil }
+      return Event(event: event.name, t: event.time, fields: fields)
+    }
+  }
+
+  /// The first `limit` frames of a symbolized backtrace that name a function outside the crash
+  /// handler and the fault injector (a failpoint's crash is the app's), as `function (file:line)`.
+  static func frames(_ backtrace: Backtrace, limit: Int = 6) -> [String] {
+    let named = backtrace.frames.filter { frame in
+      guard let function = frame.functions.first, function != "??" else { return false }
+      return ![
+        "crash_capture", "ccc_", "CrashCapture", "__restore_rt", "pthread_kill", "cf_fault_", "FaultInjection",
+        "FailpointRegistry", "evaluateFailpoint",
+      ].contains {
+        function.contains($0)
+      }
+    }
+    return named.prefix(limit).map { frame in
+      let function = frame.functions.first ?? frame.address
+      guard let file = frame.file else { return function }
+      let name = file.split(separator: "/").last.map(String.init) ?? file
+      return frame.line.map { "\(function) (\(name):\($0))" } ?? "\(function) (\(name))"
+    }
+  }
+}
