@@ -18,8 +18,8 @@ struct RunCommand: ParsableCommand {
         chaos run Scenarios/ --filter protect --junit junit.xml --json results.json
         chaos run Scenarios/ --shard 2/4           # the second of four CI shards
         chaos run Scenarios/ --repeat 5 --seed 42
-        chaos run Scenarios/ --html report.html    # one self-contained page: a timeline per scenario
-        chaos run Scenarios/relaunch --trace traces # Perfetto / chrome://tracing files of every launch's tasks
+        chaos run Scenarios/ --html report.html    # one page, a timeline per scenario
+        chaos run Scenarios/ --trace traces        # task traces for Perfetto
       """)
 
   @Argument(help: "Scenario files or folders (recursive). Default: ./Scenarios")

@@ -132,7 +132,9 @@ package struct LaunchRow: Sendable {
     markers = events.compactMap { event in
       Self.marker(event, offset: offset, frames: timeline.crashFrames, task: Self.runningTask(at: event, in: events))
     }
-    tasks = Self.tasks(events, end: end, offset: offset)
+    tasks = timeline.taskRuns.map {
+      Task(name: $0.name, start: offset($0.start), end: offset($0.end), failed: $0.failed)
+    }
   }
 
   private static func phases(
@@ -154,24 +156,6 @@ package struct LaunchRow: Sendable {
       spans.append(Span(phase: change.1, start: change.0, end: max(until, change.0)))
     }
     return spans
-  }
-
-  private static func tasks(_ events: [ProcessTimeline.Event], end: UInt64, offset: (UInt64) -> UInt64) -> [Task] {
-    var open: [String: UInt64] = [:]
-    var tasks: [Task] = []
-    for event in events {
-      guard let name = event.text("task") else { continue }
-      switch event.event {
-      case "task_start": open[name] = offset(event.t)
-      case "task_end", "task_failed":
-        guard let started = open.removeValue(forKey: name) else { continue }
-        tasks.append(Task(name: name, start: started, end: offset(event.t), failed: event.event == "task_failed"))
-      default: continue
-      }
-    }
-    // A task still running when the process died ends with it.
-    tasks += open.map { Task(name: $0.key, start: $0.value, end: end, failed: true) }
-    return tasks.sorted { ($0.start, $0.name) < ($1.start, $1.name) }
   }
 
   /// The task a crash interrupted: one started and not ended before it, on the crashing thread

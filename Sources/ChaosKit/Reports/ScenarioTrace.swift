@@ -6,6 +6,11 @@ import Foundation
 /// `after` field of `task_start`) as flow arrows, and the crash, failpoints and phase changes
 /// as instant events. Timestamps are µs from the scenario's first spawn, on the events' clock.
 package enum ScenarioTrace {
+  /// The events that become instants on the process's own track.
+  static let instants: Set<String> = [
+    "launch", "failpoint", "crash", "protect_enter", "relaunch", "launching_finished", "launch_hang", "supervisor",
+  ]
+
   /// The trace as JSON text (`{"traceEvents": […], "displayTimeUnit": "ms"}`); nil when no
   /// process has a recorded timeline.
   package static func json(_ result: ScenarioResult) -> String? {
@@ -13,89 +18,72 @@ package enum ScenarioTrace {
     guard let origin = timelines.map({ $0.1.spawned }).min() else { return nil }
     let micro = { (time: UInt64) -> Double in Double(Int64(bitPattern: time &- origin)) / 1_000 }
     var events: [[String: Any]] = []
-    var flow = 0
+    var flows = 0
     for (process, timeline) in timelines {
       let pid = Int(process.pid)
+      let shared = result.processes.contains { $0.launch == process.launch && $0.process > 1 }
       var label = "launch \(process.launch)"
       if process.iteration > 1 { label += " repeat \(process.iteration)" }
-      if process.process > 1 || result.processes.contains(where: { $0.launch == process.launch && $0.process > 1 }) {
-        label += " process \(process.process)"
-      }
+      if shared { label += " process \(process.process)" }
       events.append(metadata("process_name", pid: pid, tid: 0, name: "\(label) (pid \(pid))"))
       events.append([
         "name": "process_sort_index", "ph": "M", "ts": 0, "pid": pid, "tid": 0, "args": ["sort_index": pid],
       ])
-      var threads: [String: Int] = [:]
-      var slices: [String: (tid: Int, start: Double, end: Double)] = [:]
-      var open: [String: (thread: String, start: UInt64, after: [String])] = [:]
-      var finished: [(name: String, thread: String, start: UInt64, end: UInt64, after: [String], failed: Bool)] = []
-      for event in timeline.events {
-        guard let task = event.text("task") else { continue }
-        if event.event == "task_start" {
-          let after = event.fields["after"].flatMap { value -> [String]? in
-            guard case .array(let names) = value else { return nil }
-            return names.compactMap { if case .string(let name) = $0 { name } else { nil } }
-          }
-          open[task] = (event.text("thread") ?? "main", event.t, after ?? [])
-        } else if event.event == "task_end" || event.event == "task_failed",
-          let started = open.removeValue(forKey: task)
-        {
-          finished.append((task, started.thread, started.start, event.t, started.after, event.event == "task_failed"))
-        }
-      }
-      // A task still running when the process died ends with it.
-      for (task, started) in open {
-        finished.append((task, started.thread, started.start, max(started.start, timeline.reaped), started.after, true))
-      }
-      for task in finished.sorted(by: { ($0.start, $0.name) < ($1.start, $1.name) }) {
-        let tid =
-          threads[task.thread]
-          ?? {
-            let tid = threads.count + 1
-            threads[task.thread] = tid
-            events.append(metadata("thread_name", pid: pid, tid: tid, name: task.thread))
-            return tid
-          }()
-        var args: [String: Any] = [:]
-        if !task.after.isEmpty { args["after"] = task.after }
-        if task.failed { args["failed"] = true }
-        events.append([
-          "name": task.name, "cat": "task", "ph": "X", "ts": micro(task.start),
-          "dur": micro(task.end) - micro(task.start),
-          "pid": pid, "tid": tid, "args": args,
-        ])
-        slices[task.name] = (tid, micro(task.start), micro(task.end))
-      }
-      for task in finished {
-        guard let slice = slices[task.name] else { continue }
-        for dependency in task.after {
-          guard let from = slices[dependency] else { continue }
-          flow += 1
-          events.append([
-            "name": "\(dependency) → \(task.name)", "cat": "dependency", "ph": "s", "id": flow, "ts": from.start,
-            "pid": pid, "tid": from.tid,
-          ])
-          events.append([
-            "name": "\(dependency) → \(task.name)", "cat": "dependency", "ph": "f", "bp": "e", "id": flow,
-            "ts": slice.start, "pid": pid, "tid": slice.tid,
-          ])
-        }
-      }
-      let instants = [
-        "launch", "failpoint", "crash", "protect_enter", "relaunch", "launching_finished", "launch_hang", "supervisor",
-      ]
+      events += taskEvents(timeline.taskRuns, pid: pid, micro: micro, flows: &flows)
       for event in timeline.events where instants.contains(event.event) {
-        var args: [String: Any] = [:]
-        for (key, value) in event.fields { args[key] = "\(value)" }
         events.append([
           "name": event.event, "cat": "launch", "ph": "i", "s": "p", "ts": micro(event.t), "pid": pid, "tid": 0,
-          "args": args,
+          "args": event.fields.mapValues { "\($0)" },
         ])
       }
     }
     let object: [String: Any] = ["traceEvents": events, "displayTimeUnit": "ms"]
     guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return nil }
     return String(decoding: data, as: UTF8.self)
+  }
+
+  /// Thread names, slices and flow arrows for one process's task runs. A dependency is the
+  /// latest run of that name that started before the dependent (a relaunch runs every task again).
+  static func taskEvents(_ runs: [ProcessTimeline.TaskRun], pid: Int, micro: (UInt64) -> Double, flows: inout Int)
+    -> [[String: Any]]
+  {
+    var events: [[String: Any]] = []
+    var threads: [String: Int] = [:]
+    var placed: [(run: ProcessTimeline.TaskRun, tid: Int)] = []
+    for run in runs {
+      let tid =
+        threads[run.thread]
+        ?? {
+          let tid = threads.count + 1
+          threads[run.thread] = tid
+          events.append(metadata("thread_name", pid: pid, tid: tid, name: run.thread))
+          return tid
+        }()
+      var args: [String: Any] = [:]
+      if !run.after.isEmpty { args["after"] = run.after }
+      if run.failed { args["failed"] = true }
+      events.append([
+        "name": run.name, "cat": "task", "ph": "X", "ts": micro(run.start), "dur": micro(run.end) - micro(run.start),
+        "pid": pid, "tid": tid, "args": args,
+      ])
+      for dependency in run.after {
+        guard let from = placed.last(where: { $0.run.name == dependency && $0.run.start <= run.start }) else {
+          continue
+        }
+        flows += 1
+        let name = "\(dependency) → \(run.name)"
+        events.append([
+          "name": name, "cat": "dependency", "ph": "s", "id": flows, "ts": micro(from.run.start), "pid": pid,
+          "tid": from.tid,
+        ])
+        events.append([
+          "name": name, "cat": "dependency", "ph": "f", "bp": "e", "id": flows, "ts": micro(run.start), "pid": pid,
+          "tid": tid,
+        ])
+      }
+      placed.append((run, tid))
+    }
+    return events
   }
 
   private static func metadata(_ kind: String, pid: Int, tid: Int, name: String) -> [String: Any] {
@@ -105,8 +93,8 @@ package enum ScenarioTrace {
   /// A file name for a scenario's trace: its group and file name, `-2`, `-3`… for repeats.
   package static func fileName(_ result: ScenarioResult, taken: inout Set<String>) -> String {
     let stem = result.group + "-" + URL(fileURLWithPath: result.path).deletingPathExtension().lastPathComponent
-    var name = stem.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "_" }.map(String.init).joined()
-    let base = name
+    let base = String(stem.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "_" })
+    var name = base
     var counter = 1
     while taken.contains(name) {
       counter += 1

@@ -46,6 +46,47 @@ public struct ProcessTimeline: Codable, Sendable, Equatable {
     self.crashFrames = crashFrames
   }
 
+  /// A task's run, read from its `task_start` and `task_end` (or `task_failed`) events.
+  package struct TaskRun: Sendable {
+    package var name: String
+    /// The thread the target named in `task_start` (`main` when it named none).
+    package var thread: String
+    /// CLOCK_MONOTONIC ns.
+    package var start: UInt64
+    package var end: UInt64
+    /// The tasks it waited for (`task_start`'s `after`).
+    package var after: [String]
+    /// It failed, or was still running when the process died (it then ends with the process).
+    package var failed: Bool
+  }
+
+  /// The task runs, by start (a relaunch runs the tasks again: each run is its own).
+  package var taskRuns: [TaskRun] {
+    var open: [String: TaskRun] = [:]
+    var runs: [TaskRun] = []
+    for event in events {
+      guard let task = event.text("task") else { continue }
+      if event.event == "task_start" {
+        var after: [String] = []
+        if case .array(let names)? = event.fields["after"] {
+          after = names.compactMap { if case .string(let name) = $0 { name } else { nil } }
+        }
+        open[task] = TaskRun(
+          name: task, thread: event.text("thread") ?? "main", start: event.t, end: event.t, after: after, failed: false)
+      } else if event.event == "task_end" || event.event == "task_failed", var run = open.removeValue(forKey: task) {
+        run.end = event.t
+        run.failed = event.event == "task_failed"
+        runs.append(run)
+      }
+    }
+    for var run in open.values {
+      run.end = max(run.start, reaped)
+      run.failed = true
+      runs.append(run)
+    }
+    return runs.sorted { ($0.start, $0.name) < ($1.start, $1.name) }
+  }
+
   /// The events of a decoded events file, without what the reports never show (the raw
   /// frames and module maps of crash records and thread dumps).
   static func events(_ decoded: [TargetEvent]) -> [Event] {
