@@ -42,8 +42,8 @@ package enum HTMLPage {
   }
 
   /// A histogram of values (µs) as inline SVG, with p50, p99 and max beside it.
-  package static func histogram(_ values: [Double], unit: String) -> String {
-    guard let low = values.min(), let high = values.max() else { return "<p>no crash records</p>" }
+  package static func histogram(_ values: [Double], unit: String, empty: String) -> String {
+    guard let low = values.min(), let high = values.max() else { return "<p>\(Markup.escape(empty))</p>" }
     let sorted = values.sorted()
     func percentile(_ p: Double) -> Double {
       sorted[min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.up)) - 1)]

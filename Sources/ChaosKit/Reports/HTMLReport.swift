@@ -34,7 +34,11 @@ package enum HTMLReport {
     let errors = results.filter { $0.status == "error" }.count
     let processes = results.reduce(0) { $0 + $1.processes.count }
     let latencies = results.flatMap(\.processes).compactMap(\.handlerLatencyMicroseconds)
-    let delivery = results.flatMap(\.processes).compactMap(\.deliveryLatencyMicroseconds)
+    // Delivery means something only for a fault that raises at once (not a hang ended by a deadline).
+    let delivery = results.flatMap(\.processes).filter { process in
+      let action = process.timeline?.events.last { $0.event == "failpoint" }?.text("action") ?? ""
+      return !action.hasPrefix("hang") && !action.hasPrefix("sleep")
+    }.compactMap(\.deliveryLatencyMicroseconds)
     var body = """
       <h1>chaos run: <span class="\(failed + errors == 0 ? "passed" : "failed")">\(passed) passed, \(failed) failed, \
       \(errors) errors</span></h1>
@@ -47,9 +51,9 @@ package enum HTMLReport {
       <tr><td>target</td><td>\(context.targets.map { "<code>\(Markup.escape($0))</code>" }.joined(separator: "<br>"))</td></tr>
       <tr><td>command</td><td><code>\(Markup.escape(context.command))</code></td></tr>
       <tr><td>crash handler latency<br><small>entry → record written</small></td>\
-      <td>\(HTMLPage.histogram(latencies, unit: "µs"))</td></tr>
+      <td>\(HTMLPage.histogram(latencies, unit: "µs", empty: "no crash records"))</td></tr>
       <tr><td>fault delivery<br><small>failpoint → handler entry</small></td>\
-      <td>\(HTMLPage.histogram(delivery, unit: "µs"))</td></tr>
+      <td>\(HTMLPage.histogram(delivery, unit: "µs", empty: "no crash at a failpoint's immediate fault"))</td></tr>
       </table>
       \(HTMLPage.legend)
       <div class="toolbar"><button data-action="failing">only failing</button>\
