@@ -1,3 +1,5 @@
+import Foundation
+
 /// The frame every HTML report shares: one self-contained document (inline CSS, SVG and a few
 /// lines of script; no fonts, images or scripts from anywhere else), so it opens from a CI
 /// artifact download with no network.
@@ -49,18 +51,24 @@ package enum HTMLPage {
       sorted[min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.up)) - 1)]
     }
     let bins = 20
-    let width = max((high - low) / Double(bins), 1e-9)
+    // A few slow outliers (a first crash that faults its code in) would squeeze the rest into
+    // one bar: past a 20× spread the bins are logarithmic.
+    let logarithmic = low > 0 && high / low > 20
+    let scale = { (value: Double) -> Double in logarithmic ? log(value) : value }
+    let width = max((scale(high) - scale(low)) / Double(bins), 1e-9)
+    let edge = { (index: Int) -> Double in
+      logarithmic ? exp(scale(low) + Double(index) * width) : low + Double(index) * width
+    }
     var counts = Array(repeating: 0, count: bins)
-    for value in values { counts[min(bins - 1, Int((value - low) / width))] += 1 }
+    for value in values { counts[min(bins - 1, Int((scale(value) - scale(low)) / width))] += 1 }
     let tallest = Double(counts.max() ?? 1)
     var bars = ""
     for (index, count) in counts.enumerated() where count > 0 {
       let height = 60 * Double(count) / tallest
-      let from = low + Double(index) * width
       bars += """
         <rect class="bin" x="\(index * 14)" y="\(String(format: "%.1f", 62 - height))" width="12" \
-        height="\(String(format: "%.1f", height))"><title>\(count) between \(String(format: "%.1f", from)) and \
-        \(String(format: "%.1f", from + width)) \(unit)</title></rect>
+        height="\(String(format: "%.1f", height))"><title>\(count) between \(String(format: "%.1f", edge(index))) and \
+        \(String(format: "%.1f", edge(index + 1))) \(unit)</title></rect>
         """
     }
     return """
@@ -68,7 +76,7 @@ package enum HTMLPage {
       <text x="0" y="76" class="axis">\(String(format: "%.1f", low))</text>\
       <text x="\(bins * 14)" y="76" class="axis" text-anchor="end">\(String(format: "%.1f", high)) \(unit)</text></svg>\
       <span>n=\(values.count) · p50 \(String(format: "%.1f", percentile(0.5))) · p99 \(String(format: "%.1f", percentile(0.99))) · \
-      max \(String(format: "%.1f", high)) \(unit)</span></div>
+      max \(String(format: "%.1f", high)) \(unit)\(logarithmic ? " (bins on a log scale)" : "")</span></div>
       """
   }
 
