@@ -21,6 +21,9 @@ package enum ScenarioSectionHTML {
       \(String(format: "%.2f", result.seconds)) s)</small></summary>
       <p><code>\(Markup.escape(result.path))</code></p>
       """
+    if result.status == "failed" {
+      html += "<p class=\"note\">A scenario stops at its first failing launch: the launches after it did not run.</p>"
+    }
     if result.status == "error" {
       html += result.messages.map { "<pre class=\"failure\">\(Markup.escape($0))</pre>" }.joined()
     }
