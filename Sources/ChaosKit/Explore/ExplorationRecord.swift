@@ -1,5 +1,7 @@
-/// What `chaos explore` keeps for its report besides the totals: each sequence's verdict, each
-/// shrinking step, and the model's prediction beside what happened at the divergent launch.
+// What `chaos explore` keeps for its report besides the totals: each sequence's verdict, each
+// shrinking step, and the model's prediction beside what happened at the divergent launch.
+
+/// One generated sequence's verdict.
 public struct SequenceVerdict: Codable, Sendable, Equatable {
   /// The sequence's index in the run (sequence i uses seed (seed, i)).
   public var index: Int
@@ -7,8 +9,9 @@ public struct SequenceVerdict: Codable, Sendable, Equatable {
   public var seed: UInt64
   /// Its launches, as `ExplorationSequence.summary` writes them.
   public var summary: String
-  /// How many launches it has, and how many processes ran.
+  /// How many launches it has.
   public var launches: Int
+  /// How many processes ran (a failing sequence stops early; a launch may run several).
   public var processes: Int
   /// Whether the target did what the model predicted at every launch that ran.
   public var passed: Bool
@@ -24,6 +27,7 @@ public struct ShrinkStep: Codable, Sendable, Equatable {
   public var attempt: Int
   /// The candidate's launches (`ExplorationSequence.summary`).
   public var summary: String
+  /// How many launches it has.
   public var launches: Int
   /// Whether it failed the same way, so the shrinker kept it.
   public var kept: Bool
@@ -35,6 +39,7 @@ public struct ShrinkStep: Codable, Sendable, Equatable {
 public struct PredictionComparison: Codable, Sendable, Equatable {
   /// `outcome`, `count`, `mode`…
   public var field: String
+  /// What the contract model predicted.
   public var predicted: String
   /// What the processes of that launch showed (one value per process), `—` when not observed.
   public var observed: String

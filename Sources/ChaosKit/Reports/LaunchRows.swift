@@ -70,11 +70,15 @@ package struct LaunchRow: Sendable {
 
   /// The process's result.
   package var result: ProcessResult
-  /// ns from the group's origin to the spawn, and to the reap.
+  /// ns from the group's origin to the spawn (or its first event).
   package var start: UInt64
+  /// ns from the group's origin to the reap (or its last event).
   package var end: UInt64
+  /// Its phases, in order, covering start to end.
   package var spans: [Span]
+  /// What happened at an instant, in event order.
   package var markers: [Marker]
+  /// Its tasks, by start.
   package var tasks: [Task]
 
   /// The groups of a scenario's result, each on its own time axis (a 10 ms crash beside a
