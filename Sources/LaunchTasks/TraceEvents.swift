@@ -10,7 +10,9 @@ extension Timeline {
   ///   track (`tid`) of the thread that ran it — a task that outlived its thread's next start
   ///   (an asynchronous task) gets a track of its own, so the slices on a track never overlap;
   /// - a flow arrow (`"ph": "s"` at the dependency, `"ph": "f"` with `"bp": "e"` at the
-  ///   dependent) for each dependency.
+  ///   dependent) for each dependency;
+  /// - `otherData`: `{"clock": "CLOCK_MONOTONIC", "origin_ns": …}`, where `ts` 0 is on the clock
+  ///   of ChaosProbe's events, so a trace lines up with the events file's `t`.
   ///
   /// ```swift
   /// try workflow.run()
@@ -63,7 +65,8 @@ extension Timeline {
     }
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys]
-    let file = TraceFile(traceEvents: events, displayTimeUnit: "ms")
+    let other = originNanoseconds.map { ["clock": "CLOCK_MONOTONIC", "origin_ns": String($0)] }
+    let file = TraceFile(traceEvents: events, displayTimeUnit: "ms", otherData: other)
     return (try? encoder.encode(file)).map { String(decoding: $0, as: UTF8.self) } ?? "{\"traceEvents\":[]}"
   }
 }
@@ -72,6 +75,8 @@ extension Timeline {
 private struct TraceFile: Encodable {
   var traceEvents: [TraceEvent]
   var displayTimeUnit: String
+  /// Where `ts` 0 is on CLOCK_MONOTONIC (the clock of ChaosProbe's events), to line traces up.
+  var otherData: [String: String]?
 }
 
 /// One trace event; absent fields are left out.

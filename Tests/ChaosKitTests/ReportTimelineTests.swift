@@ -9,8 +9,9 @@ final class ReportTimelineTests: XCTestCase {
   let artifacts = TemporaryDirectory("report-timeline")
   let scenarios = TemporaryDirectory("report-scenarios")
 
-  func run(_ yaml: String) throws -> ScenarioResult {
+  func run(_ yaml: String, keep: Bool = false) throws -> ScenarioResult {
     var options = RunOptions()
+    options.keepArtifacts = keep
     options.referenceTarget = ChildProcess.product("chaos-target")
     options.artifactsDirectory = artifacts.path
     options.recordsTimeline = true
@@ -74,5 +75,31 @@ final class ReportTimelineTests: XCTestCase {
     XCTAssertTrue(html.contains("/launch-2-p1/stderr.txt\""), "links to the failing launch's artifacts")
     XCTAssertFalse(html.contains("href=\"/"), "artifact links are relative to the report")
     XCTAssertFalse(html.contains("src=\"http"), "nothing is loaded from the network")
+  }
+
+  func testTheReferenceAppWritesItsLaunchAsATrace() throws {
+    let result = try run(
+      """
+      name: a traced launch
+      app: { trace_file: launch.trace.json }
+      launches:
+        - expect: { outcome: finished }
+      """, keep: true)
+    XCTAssertTrue(result.passed, result.messages.joined(separator: "\n"))
+    let folder = try XCTUnwrap(result.artifacts)
+    let json = try String(contentsOfFile: folder + "/state/launch.trace.json", encoding: .utf8)
+    let (_, slices, problems) = TraceFormat.check(json)
+    XCTAssertEqual(problems, [])
+    let document = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+    let origin = try XCTUnwrap(UInt64((document["otherData"] as? [String: String])?["origin_ns"] ?? ""))
+    let starts = try XCTUnwrap(result.processes.first?.timeline).events.filter { $0.event == "task_start" }
+    XCTAssertEqual(slices.map(\.name).sorted(), starts.compactMap { $0.text("task") }.sorted(), "one slice per task")
+    for start in starts {
+      let slice = try XCTUnwrap(slices.first { $0.name == start.text("task") })
+      let sliceStart = origin + UInt64(slice.ts * 1_000)
+      // The event is written just after the scheduler took the start time.
+      XCTAssertLessThanOrEqual(sliceStart, start.t + 1_000, slice.name)
+      XCTAssertLessThan(start.t - min(start.t, sliceStart), 20_000_000, "\(slice.name): its task_start is at its ts")
+    }
   }
 }

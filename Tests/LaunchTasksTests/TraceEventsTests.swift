@@ -25,7 +25,11 @@ final class TraceEventsTests: XCTestCase {
     try workflow.run()
     let timeline = workflow.generateTimeline()
 
-    let (events, slices, problems) = TraceFormat.check(timeline.traceEvents(processName: "example", pid: 42))
+    let json = timeline.traceEvents(processName: "example", pid: 42)
+    let (events, slices, problems) = TraceFormat.check(json)
+    let document = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+    let other = try XCTUnwrap(document["otherData"] as? [String: String])
+    XCTAssertEqual(other["origin_ns"], timeline.originNanoseconds.map(String.init), "ts 0 on the events' clock")
     XCTAssertEqual(problems, [])
     XCTAssertEqual(slices.map(\.name).sorted(), ["A", "B", "C", "D", "E", "F", "G"], "one slice per task")
     XCTAssertEqual(Set(slices.map(\.pid)), [42])
