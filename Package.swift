@@ -93,7 +93,8 @@ let package = Package(
     .target(name: "TestSupport", path: "Tests/TestSupport"),
     .testTarget(name: "FailpointsTests", dependencies: ["Failpoints", "TestSupport"]),
     .target(name: "RegisteredTaskFixtures", dependencies: ["LaunchTasks"], path: "Tests/RegisteredTaskFixtures"),
-    .testTarget(name: "LaunchTasksTests", dependencies: ["LaunchTasks", "Failpoints", "RegisteredTaskFixtures"]),
+    .testTarget(
+      name: "LaunchTasksTests", dependencies: ["LaunchTasks", "Failpoints", "RegisteredTaskFixtures", "TestSupport"]),
     .testTarget(name: "ChaosKitTests", dependencies: ["ChaosKit", "TestSupport"]),
     .testTarget(
       name: "LaunchProtectionTests",

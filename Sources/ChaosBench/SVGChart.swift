@@ -26,7 +26,7 @@ public enum SVGChart {
     var svg = """
       <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" font-family="sans-serif" font-size="12">
       <rect width="100%" height="100%" fill="white"/>
-      <text x="\(left)" y="24" font-size="15">\(JUnitReport.escape(title))</text>
+      <text x="\(left)" y="24" font-size="15">\(Markup.escape(title))</text>
       <line x1="\(left)" y1="\(top + plotHeight)" x2="\(left + plotWidth)" y2="\(top + plotHeight)" stroke="black"/>
       <line x1="\(left)" y1="\(top)" x2="\(left)" y2="\(top + plotHeight)" stroke="black"/>
 
@@ -60,7 +60,7 @@ public enum SVGChart {
       let legendY = top + 16 * Double(index)
       svg +=
         "<line x1=\"\(left + plotWidth + 12)\" y1=\"\(legendY + 6)\" x2=\"\(left + plotWidth + 28)\" y2=\"\(legendY + 6)\" stroke=\"\(color)\" stroke-width=\"3\"\(dash)/>\n"
-      svg += "<text x=\"\(left + plotWidth + 32)\" y=\"\(legendY + 10)\">\(JUnitReport.escape(name))</text>\n"
+      svg += "<text x=\"\(left + plotWidth + 32)\" y=\"\(legendY + 10)\">\(Markup.escape(name))</text>\n"
     }
     return svg + "</svg>\n"
   }

@@ -83,16 +83,19 @@ public enum ChaosProbe {
     }
   }
 
-  /// Reports the workflow's task events (`task_start`, `task_end`, `task_failed`, `lifecycle`),
+  /// Reports the workflow's task events (`task_start` with the `thread` and the tasks it waited
+  /// for as `after`, `task_end`, `task_failed`, `lifecycle`),
   /// gives its worker threads an alternate signal stack and declares `task.<name>` for every
   /// task added so far. Call it before `attach(_:LaunchOrganizer)` so those names are declared
   /// when `CHAOS_FAILPOINTS` is checked (or `declare` them yourself).
   public static func attach(_ workflow: Workflow) {
     guard request.isActive else { return }
     declare(workflow.taskNames.map { "task." + $0 })
-    workflow.addObserver { event in
+    workflow.addObserver { [weak workflow] event in
       switch event {
-      case .taskStarted(let name, let thread): emit("task_start", ["task": name, "thread": thread])
+      case .taskStarted(let name, let thread):
+        // `after`: what it waited for, so that `chaos run --trace` draws the dependencies.
+        emit("task_start", ["task": name, "thread": thread, "after": workflow?.dependencies(of: name) ?? []])
       case .taskFinished(let name): emit("task_end", ["task": name])
       case .taskFailed(let name, let reason): emit("task_failed", ["task": name, "reason": reason])
       case .lifecycle(let event, let task): emit("lifecycle", ["event": event, "task": task])

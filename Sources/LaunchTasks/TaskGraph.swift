@@ -63,6 +63,15 @@ struct TaskGraph {
     return nil
   }
 
+  /// Each task's direct predecessors (declared, and implied by sequential stages), by name.
+  var predecessorNames: [String: [String]] {
+    var names: [String: [String]] = [:]
+    for (from, successors) in successors.enumerated() {
+      for to in successors { names[tasks[to].name, default: []].append(tasks[from].name) }
+    }
+    return names
+  }
+
   /// A topological order; among ready tasks, lower priority value first, then declaration order.
   func topologicalOrder() -> [Int] {
     var counts = predecessorCounts

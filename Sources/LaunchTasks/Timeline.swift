@@ -14,9 +14,12 @@ public struct Timeline: Codable, Sendable {
     public var lane: Int
     /// The thread that ran it.
     public var thread: String
+    /// The tasks it waited for (nil in timelines decoded from before this field existed).
+    public var runsAfter: [String]?
 
     enum CodingKeys: String, CodingKey {
       case task, lane, thread
+      case runsAfter = "runs_after"
       case startMicroseconds = "start_us"
       case durationMicroseconds = "duration_us"
     }
@@ -26,13 +29,17 @@ public struct Timeline: Codable, Sendable {
   public var entries: [Entry]
   /// From the first start to the last end, in microseconds.
   public var totalMicroseconds: Double
+  /// CLOCK_MONOTONIC nanoseconds of the first start (what the offsets count from): the clock of
+  /// ChaosProbe's events (`t`). Nil in timelines decoded from before this field existed.
+  public var originNanoseconds: UInt64?
 
   enum CodingKeys: String, CodingKey {
     case entries
     case totalMicroseconds = "total_us"
+    case originNanoseconds = "origin_ns"
   }
 
-  init(spans: [(task: String, start: UInt64, end: UInt64, thread: String)]) {
+  init(spans: [(task: String, start: UInt64, end: UInt64, thread: String)], dependencies: [String: [String]] = [:]) {
     let sorted = spans.sorted { ($0.start, $0.task) < ($1.start, $1.task) }
     let origin = sorted.first?.start ?? 0
     var laneEnds: [UInt64] = []
@@ -43,9 +50,11 @@ public struct Timeline: Codable, Sendable {
       entries.append(
         Entry(
           task: span.task, startMicroseconds: Double(span.start - origin) / 1_000,
-          durationMicroseconds: Double(span.end - span.start) / 1_000, lane: lane, thread: span.thread))
+          durationMicroseconds: Double(span.end - span.start) / 1_000, lane: lane, thread: span.thread,
+          runsAfter: dependencies[span.task] ?? []))
     }
     self.entries = entries
+    originNanoseconds = sorted.first?.start
     totalMicroseconds = Double((sorted.map(\.end).max() ?? origin) - origin) / 1_000
   }
 

@@ -153,8 +153,18 @@ public final class Workflow: Sendable {
     }
   }
 
-  /// When each task ran.
-  public func generateTimeline() -> Timeline { Timeline(spans: builder.withLock { $0.spans }) }
+  /// When each task ran, with what each waited for.
+  public func generateTimeline() -> Timeline {
+    let (spans, graph) = builder.withLock { ($0.spans, $0.graph) }
+    return Timeline(spans: spans, dependencies: graph?.predecessorNames ?? [:])
+  }
+
+  /// The tasks `task` waits for: its declared `runsAfter`, the tasks naming it in `runsBefore`
+  /// and, with `addTask`/`addBlockingTasks`, the stage before it. Empty until `run()` has
+  /// validated the graph (observers of `taskStarted` may ask).
+  public func dependencies(of task: String) -> [String] {
+    builder.withLock { $0.graph?.predecessorNames[task] ?? [] }
+  }
 
   /// Delivers a lifecycle event to every task that finished initialising, in dependency order,
   /// on the calling thread. Tasks that are pending, running or failed receive nothing.

@@ -15,7 +15,7 @@ import LaunchProtection
 ///   "task_overrides": {"network": {"after": ["config"], "placement": "concurrent", "priority": 10, "sleep_ms": 50}},
 ///   "extra_tasks": [{"name": "search-index", "after": ["database"]}],
 ///   "disabled_tasks": ["analytics"],
-///   "concurrency": 2, "print_timeline": false,
+///   "concurrency": 2, "print_timeline": false, "trace_file": "launch.trace.json",
 ///   "crash_capture": true, "chain": false, "max_frames": 128, "prefault": true,
 ///   "launch_deadline_ms": 1000, "repair_ms": 0, "keep_alive": true,
 ///   "launch_on_thread": false, "durability": "processCrash" | "powerLoss",
@@ -61,6 +61,9 @@ struct AppConfiguration: Decodable {
   var disabledTasks: [String]?
   var concurrency: Int?
   var printTimeline: Bool?
+  /// Write the workflow's timeline here in the Trace Event Format after each run of the launch
+  /// (the relaunch overwrites it); relative to the state directory (`CHAOS_STATE_DIR`).
+  var traceFile: String?
   /// Install the crash handler (default true).
   var crashCapture: Bool?
   /// Hand crashes on to the previous handler, e.g. the Swift runtime's backtracer (default false:
@@ -116,6 +119,7 @@ struct AppConfiguration: Decodable {
     case extraTasks = "extra_tasks"
     case disabledTasks = "disabled_tasks"
     case printTimeline = "print_timeline"
+    case traceFile = "trace_file"
     case crashCapture = "crash_capture"
     case maxFrames = "max_frames"
     case launchDeadlineMilliseconds = "launch_deadline_ms"

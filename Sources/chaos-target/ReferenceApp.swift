@@ -9,6 +9,7 @@ final class ReferenceApp: Sendable {
   let configuration: AppConfiguration
   let organizer: LaunchOrganizer
   let dataDirectory: String
+  let stateDirectory: String
   /// Dispatch signal sources kept alive for the process's life.
   private let signalSources = Mutex<[SignalSourceBox]>([])
 
@@ -20,6 +21,7 @@ final class ReferenceApp: Sendable {
     protection.machineIdentity = configuration.machineIdentity
     self.organizer = LaunchOrganizer(configuration: protection)
     self.dataDirectory = Repairs.dataDirectory(stateDirectory: stateDirectory)
+    self.stateDirectory = stateDirectory
   }
 
   /// The tasks' failpoints: the workflow is built inside the launch (a repair may disable a
@@ -175,6 +177,13 @@ final class ReferenceApp: Sendable {
       exit(3)
     }
     if configuration.printTimeline == true { print(workflow.generateTimeline().render()) }
+    if let traceFile = configuration.traceFile {
+      let path = traceFile.hasPrefix("/") ? traceFile : stateDirectory + "/" + traceFile
+      let trace = workflow.generateTimeline().traceEvents(processName: "chaos-target", pid: Int(getpid()))
+      do { try trace.write(toFile: path, atomically: true, encoding: .utf8) } catch {
+        ChaosProbe.emit("trace_file_error", ["path": path, "detail": "\(error)"])
+      }
+    }
     if workflow.states.values.contains(where: { if case .failed = $0 { true } else { false } }) {
       // A launch whose tasks failed did not finish: exit non-zero, which counts as a launch crash.
       exit(4)

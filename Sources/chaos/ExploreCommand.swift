@@ -18,6 +18,7 @@ struct ExploreCommand: ParsableCommand {
 
       Examples:
         chaos explore --seed 1 --time 60s
+        chaos explore --seed 1 --sequences 20 --html explore.html
         chaos explore --target .build/debug/mydaemon \\
           --env 'MYDAEMON_DATA=${CHAOS_STATE_DIR}/data' --sequences 200
       """)
@@ -52,6 +53,12 @@ struct ExploreCommand: ParsableCommand {
 
   @Option(help: "Write the report (coverage, failure) as JSON here.")
   var json: String?
+
+  @Option(
+    help: ArgumentHelp(
+      "Write a self-contained HTML report here: every sequence's verdict and, for a divergence, the shrinking steps, the minimal scenario, the prediction beside what happened, and its run's timeline.",
+      valueName: "file"))
+  var html: String?
 
   func validate() throws {
     if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1, not \(jobs)") }
@@ -92,6 +99,7 @@ struct ExploreCommand: ParsableCommand {
     options.seconds = time.flatMap(Self.seconds) ?? (sequences == nil ? 60 : nil)
     options.jobs = jobs ?? options.jobs
     options.outDirectory = URL(fileURLWithPath: out).standardizedFileURL.path
+    options.recordsTimeline = html != nil
     let live = isatty(1) == 1 && ProcessInfo.processInfo.environment["CI"] == nil
     print("chaos explore: \(program), seed \(seed), \(options.jobs) jobs")
     let report: Explorer.Report
@@ -114,6 +122,12 @@ struct ExploreCommand: ParsableCommand {
       let encoder = JSONEncoder()
       encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
       try encoder.encode(report).write(to: URL(fileURLWithPath: json))
+    }
+    if let html {
+      let command = (["chaos"] + CommandLine.arguments.dropFirst()).joined(separator: " ")
+      let page = ExploreHTMLReport.render(report, target: program, command: command)
+      try Data(page.utf8).write(to: URL(fileURLWithPath: html))
+      print("HTML report: \(URL(fileURLWithPath: html).standardizedFileURL.path)")
     }
     if report.failure != nil { throw ExitCode(1) }
   }

@@ -19,6 +19,8 @@ struct RunCommand: ParsableCommand {
           --json results.json
         chaos run Scenarios/ --shard 2/4           # the second of four CI shards
         chaos run Scenarios/ --repeat 5 --seed 42
+        chaos run Scenarios/ --html report.html    # one page, a timeline per scenario
+        chaos run Scenarios/ --trace traces        # task traces for Perfetto
       """)
 
   @Argument(help: "Scenario files or folders (recursive). Default: ./Scenarios")
@@ -54,6 +56,18 @@ struct RunCommand: ParsableCommand {
   @Option(help: "Write machine-readable results (with per-launch latencies) here.")
   var json: String?
 
+  @Option(
+    help: ArgumentHelp(
+      "Write a self-contained HTML report here: a summary, and per scenario a timeline of every launch process (phases, failpoints, crashes, supervisor actions, requests) with failing expectations marked and linked to their artifacts.",
+      valueName: "file"))
+  var html: String?
+
+  @Option(
+    help: ArgumentHelp(
+      "Write one Trace Event Format file per scenario into this folder (open in Perfetto or chrome://tracing): every launch's tasks as slices on their threads, dependencies as flow arrows.",
+      valueName: "dir"))
+  var trace: String?
+
   func validate() throws {
     if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1, not \(jobs)") }
     if repeatCount < 1 { throw ValidationError("--repeat must be at least 1, not \(repeatCount)") }
@@ -86,6 +100,8 @@ struct RunCommand: ParsableCommand {
     options.keepArtifacts = keep
     options.artifactsDirectory = URL(fileURLWithPath: artifacts).standardizedFileURL.path
     options.referenceTarget = Selection.referenceTarget()
+    options.recordsTimeline = html != nil || trace != nil
+    let started = Date()
 
     let color = isatty(1) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
     print("chaos run: \(scenarios.count) scenarios, \(options.jobs) jobs, artifacts in \(options.artifactsDirectory)")
@@ -97,6 +113,20 @@ struct RunCommand: ParsableCommand {
     if ChildRegistry.shared.isCancelled { Interrupts.waitForTheHandler() }
     print(SummaryReport.table(results))
     try Reports.write(results, junit: junit, json: json)
+    if let html {
+      let file = URL(fileURLWithPath: html).standardizedFileURL
+      let targets = target.map { [$0] } ?? Array(Set(scenarios.map(\.target))).sorted()
+      let context = HTMLReport.Context(
+        seconds: Date().timeIntervalSince(started), seed: seed, targets: targets,
+        reportDirectory: file.deletingLastPathComponent().path,
+        command: (["chaos"] + CommandLine.arguments.dropFirst()).joined(separator: " "))
+      try Data(HTMLReport.render(results, context: context).utf8).write(to: file)
+      print("HTML report: \(file.path)")
+    }
+    if let trace {
+      let written = try Reports.writeTraces(results, directory: trace)
+      print("traces: \(written) files in \(trace)")
+    }
     if results.contains(where: { $0.status == "error" }) { throw ExitCode(2) }
     if !results.allSatisfy(\.passed) { throw ExitCode(1) }
   }
@@ -154,6 +184,22 @@ enum Reports {
       handle.write(Data(SummaryReport.markdown(results).utf8))
       try? handle.close()
     }
+  }
+}
+
+extension Reports {
+  /// One trace file per scenario whose processes wrote task events; returns how many.
+  static func writeTraces(_ results: [ScenarioResult], directory: String) throws -> Int {
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    var taken = Set<String>()
+    var written = 0
+    for result in results {
+      guard let json = ScenarioTrace.json(result) else { continue }
+      let name = ScenarioTrace.fileName(result, taken: &taken)
+      try Data(json.utf8).write(to: URL(fileURLWithPath: directory).appendingPathComponent(name))
+      written += 1
+    }
+    return written
   }
 }
 

@@ -26,6 +26,8 @@ public struct Explorer: Sendable {
     public var environment: [String: String] = [:]
     /// Scratch space for runs (removed as they pass).
     public var artifactsDirectory = NSTemporaryDirectory() + "chaos-explore-\(getpid())"
+    /// Keep each process's events in the results the report holds (for `chaos explore --html`).
+    public var recordsTimeline = false
 
     /// Options for a target.
     public init(target: String) { self.target = target }
@@ -59,6 +61,8 @@ public struct Explorer: Sendable {
     public var secondPassFaults = 0
     /// The first divergence, shrunk; nil when every launch matched its prediction.
     public var failure: Failure?
+    /// Each sequence's verdict, in the order they finished.
+    public var verdicts: [SequenceVerdict] = []
 
     /// The divergence, shrunk.
     public struct Failure: Codable, Sendable {
@@ -78,6 +82,16 @@ public struct Explorer: Sendable {
       public var path: String
       /// Whether the written scenario, run again, failed the same way.
       public var confirmed: Bool
+      /// Every candidate the shrinker tried, in order.
+      public var shrinkSteps: [ShrinkStep] = []
+      /// The written scenario file's text.
+      public var scenarioText = ""
+      /// The launch where the target and the model first disagreed (in the minimal scenario).
+      public var divergentLaunch: Int?
+      /// The model's prediction for that launch beside what its processes did.
+      public var comparison: [PredictionComparison] = []
+      /// The run of the minimal scenario (of the original sequence when that run passed).
+      public var run: ScenarioResult?
     }
   }
 
@@ -112,6 +126,7 @@ public struct Explorer: Sendable {
     var runOptions = RunOptions()
     runOptions.artifactsDirectory = options.artifactsDirectory
     runOptions.jobs = 1
+    runOptions.recordsTimeline = options.recordsTimeline
     let runner = ScenarioRunner(options: runOptions)
     let started = Date()
     let state = Mutex(Report(seed: options.seed))
@@ -131,11 +146,16 @@ public struct Explorer: Sendable {
         if let budgetSequences, index >= budgetSequences { return }
         let sequence = generator.sequence(seed: options.seed, index: index)
         let result = runner.run(scenario(sequence, name: "s\(index)"))
+        let verdict = SequenceVerdict(
+          index: index, seed: sequence.seed, summary: sequence.summary, launches: sequence.steps.count,
+          processes: result.processes.count, passed: result.passed,
+          difference: result.passed ? nil : Self.firstDifference(result), seconds: result.seconds)
         let predictions = sequence.predictions
         // Launches that ran (a failing scenario stops early; a launch may run several processes).
         let ran = Set(result.processes.map(\.launch)).count
         let snapshot = state.withLock { report -> Report in
           report.sequences += 1
+          report.verdicts.append(verdict)
           report.launches += result.processes.count
           for prediction in predictions.prefix(ran) {
             if prediction.mode == "protect" { report.protectLaunches += 1 }
@@ -189,10 +209,7 @@ public struct Explorer: Sendable {
     let name = URL(fileURLWithPath: target).lastPathComponent
     let beside = URL(fileURLWithPath: ScenarioCase.executable(name)).resolvingSymlinksInPath().path
     if beside == URL(fileURLWithPath: target).resolvingSymlinksInPath().path { return name }
-    let from = URL(fileURLWithPath: directory).standardizedFileURL.pathComponents
-    let to = URL(fileURLWithPath: target).standardizedFileURL.pathComponents
-    let shared = zip(from, to).prefix { $0 == $1 }.count
-    return (Array(repeating: "..", count: from.count - shared) + to.dropFirst(shared)).joined(separator: "/")
+    return RelativePath.of(target, from: directory)
   }
 
   static func firstDifference(_ result: ScenarioResult) -> String {
@@ -220,11 +237,17 @@ public struct Explorer: Sendable {
   ) -> Report.Failure {
     let started = Date()
     var attempt = 0
+    var steps: [ShrinkStep] = []
     let kind = Self.failureKind(result)
     func fails(_ candidate: ExplorationSequence) -> Bool {
       attempt += 1
       let run = runner.run(self.scenario(candidate, name: "shrink-\(attempt)"))
-      return kind != nil && Self.failureKind(run) == kind
+      let same = kind != nil && Self.failureKind(run) == kind
+      steps.append(
+        ShrinkStep(
+          attempt: attempt, summary: candidate.summary, launches: candidate.steps.count, kept: same,
+          verdict: run.passed ? "passed" : Self.firstDifference(run)))
+      return same
     }
     let shrunk = Shrinker.shrink(original, budget: 300, fails: fails)
     // Confirm: the written file, loaded back, fails when run like any scenario.
@@ -246,10 +269,20 @@ public struct Explorer: Sendable {
     try? text.write(toFile: path, atomically: true, encoding: .utf8)
     var confirmed = false
     if let loaded = try? ScenarioLoader.load(path: path) { confirmed = !runner.run(loaded).passed }
+    var shown = confirmation.passed ? result : confirmation
+    shown.artifacts = nil  // the scratch directory is removed when exploring ends
+    let divergent = shown.processes.first { !$0.failures.isEmpty }?.launch
+    let predictions = (confirmation.passed ? original : shrunk).predictions
+    var comparison: [PredictionComparison] = []
+    if let divergent, predictions.indices.contains(divergent - 1) {
+      comparison = PredictionComparison.compare(
+        predictions[divergent - 1], shown.processes.filter { $0.launch == divergent })
+    }
     return Report.Failure(
       sequenceSeed: original.seed, originalLaunches: original.steps.count, shrunkLaunches: shrunk.steps.count,
       firstDifference: difference, secondsToFind: secondsToFind, secondsToShrink: Date().timeIntervalSince(started),
-      path: path, confirmed: confirmed)
+      path: path, confirmed: confirmed, shrinkSteps: steps, scenarioText: text, divergentLaunch: divergent,
+      comparison: comparison, run: shown)
   }
 }
 

@@ -55,23 +55,5 @@ public enum JUnitReport {
 
   private static func seconds(_ value: Double) -> String { String(format: "%.3f", value) }
 
-  /// XML text escaping, dropping characters XML 1.0 forbids.
-  package static func escape(_ text: String) -> String {
-    var escaped = ""
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "&": escaped += "&amp;"
-      case "<": escaped += "&lt;"
-      case ">": escaped += "&gt;"
-      case "\"": escaped += "&quot;"
-      case "'": escaped += "&apos;"
-      case "\t", "\n", "\r": escaped.unicodeScalars.append(scalar)
-      default:
-        if scalar.value >= 0x20 && scalar.value != 0xFFFE && scalar.value != 0xFFFF {
-          escaped.unicodeScalars.append(scalar)
-        }
-      }
-    }
-    return escaped
-  }
+  private static func escape(_ text: String) -> String { Markup.escape(text) }
 }

@@ -37,6 +37,8 @@ public struct ProcessResult: Codable, Sendable {
   public var requests: [RequestResult]? = nil
   /// The harness stopped it as a daemon (`daemon:`) after it finished launching.
   public var stoppedByHarness = false
+  /// Its events and when it ran, for the reports that draw them (`RunOptions.recordsTimeline`).
+  public var timeline: ProcessTimeline? = nil
 }
 
 /// A scenario's result.

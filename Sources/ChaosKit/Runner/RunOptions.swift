@@ -16,6 +16,9 @@ public struct RunOptions: Sendable {
   public var artifactsDirectory = FileManager.default.currentDirectoryPath + "/chaos-artifacts"
   /// The reference app, resolved for `target: chaos-target`.
   public var referenceTarget: String?
+  /// Keep each process's events and crash frames in its result (`ProcessResult.timeline`), for
+  /// the HTML report and the trace files; the artifacts of passing scenarios are deleted.
+  public var recordsTimeline = false
 
   /// Default options.
   public init() {}

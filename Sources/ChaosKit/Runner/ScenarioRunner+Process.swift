@@ -5,8 +5,8 @@ import Foundation
 extension ScenarioRunner {
   func observe(
     _ end: ProcessEnd, pid: pid_t, directory: String, spec: LaunchSpec, number: Int, iteration: Int, process: Int,
-    stateDirectory: String, stoppedByHarness: Bool, stoppedEarlier: [pid_t: Int], milliseconds: Double,
-    kubelet: KubeletSpec?, restartDelay: Double?
+    stateDirectory: String, stoppedByHarness: Bool, stoppedEarlier: [pid_t: Int],
+    span: (spawned: UInt64, reaped: UInt64), kubelet: KubeletSpec?, restartDelay: Double?
   ) -> ProcessResult {
     var failures: [String] = []
     var events: [TargetEvent] = []
@@ -21,13 +21,20 @@ extension ScenarioRunner {
         failures.append("malformed crash record at events line \(event.line): \(error)")
       }
     }
-    let backtrace = spec.expect.backtraceContains.isEmpty ? nil : crash.map(symbolizer.symbolize)
+    let wantsBacktrace = !spec.expect.backtraceContains.isEmpty || options.recordsTimeline
+    let backtrace = wantsBacktrace ? crash.map(symbolizer.symbolize) : nil
     let observation = Observation(
       end: end, events: events, crash: crash, backtrace: backtrace, stateDirectory: stateDirectory,
       stoppedByHarness: stoppedByHarness, kubelet: kubelet, restartDelay: restartDelay)
     failures += Checker.check(spec.expect, observation)
     failures += Checker.checkStopsNotCounted(stoppedEarlier, observation)
     let fault = events.last { $0.name == "failpoint" }
+    var timeline: ProcessTimeline?
+    if options.recordsTimeline {
+      timeline = ProcessTimeline(
+        spawned: span.spawned, reaped: span.reaped, events: ProcessTimeline.events(events),
+        crashFrames: backtrace.map { ProcessTimeline.frames($0) } ?? [])
+    }
     let reportedPid = observation.launchEvent?["pid"]?.int.map { pid_t(truncatingIfNeeded: $0) }
     var result = ProcessResult(
       launch: number, line: spec.line, iteration: iteration, process: process, pid: pid, end: end.description,
@@ -37,7 +44,8 @@ extension ScenarioRunner {
       deliveryLatencyMicroseconds: crash.flatMap { record in
         fault.map { Double(Int64(bitPattern: record.entered &- $0.time)) / 1_000 }
       },
-      durationMilliseconds: milliseconds, artifacts: directory, failures: failures, stoppedByHarness: stoppedByHarness)
+      durationMilliseconds: Double(span.reaped - span.spawned) / 1e6, artifacts: directory, failures: failures,
+      stoppedByHarness: stoppedByHarness, timeline: timeline)
     if let reportedPid, reportedPid != pid { result.targetPid = reportedPid }
     return result
   }

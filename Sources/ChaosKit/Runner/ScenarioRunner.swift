@@ -222,8 +222,8 @@ public struct ScenarioRunner: Sendable {
         end, pid: child.pid, directory: child.directory, spec: spec, number: number, iteration: iteration,
         process: child.process, stateDirectory: stateDirectory,
         stoppedByHarness: daemonStops[child.pid]?.stopped ?? false,
-        stoppedEarlier: stoppedEarlier, milliseconds: Double(reaped - child.spawned) / 1e6,
-        kubelet: scenario.kubelet, restartDelay: restart?.delay)
+        stoppedEarlier: stoppedEarlier, span: (child.spawned, reaped), kubelet: scenario.kubelet,
+        restartDelay: restart?.delay)
       if let requests = requestResults[child.pid] {
         result.requests = requests
         result.failures += requests.compactMap { request in
