@@ -25,7 +25,7 @@ final class KubeletTests: XCTestCase {
     XCTAssertEqual([kubelet.backoffInitial, kubelet.backoffCap, kubelet.backoffReset], [10, 300, 600])
     XCTAssertEqual(kubelet.terminationGracePeriod, 30)
     XCTAssertEqual(kubelet.startupProbe?.action, .http(path: "/health", port: nil))
-    XCTAssertEqual(kubelet.startupProbe?.budget, 60)
+    XCTAssertEqual(kubelet.startupProbe?.budget, 55, "attempts at 0, 5, … 55 s: the twelfth failure kills")
     XCTAssertEqual(kubelet.readinessProbe?.action, .command(["test", "-f", "ready"]))
     XCTAssertEqual(kubelet.readinessProbe?.successThreshold, 2)
     XCTAssertNil(kubelet.livenessProbe)
@@ -116,8 +116,8 @@ final class KubeletTests: XCTestCase {
     XCTAssertEqual(result.status, "failed")
     let message = result.messages.joined(separator: "\n")
     for needle in [
-      "launch 2 (line 11", "expected probes.startup passed, saw failed", "the startup probe (failure_threshold 3",
-      "period 100 ms: a 300 ms budget", "in protect mode: its repair outlived the probe's budget",
+      "launch 2 (line 11", "expected probes.startup passed, saw failed", "the startup probe (failure_threshold 3,",
+      "period 100 ms: a 200 ms budget", "in protect mode: its repair outlived the probe's budget",
     ] {
       XCTAssertTrue(message.contains(needle), "missing '\(needle)' in:\n\(message)")
     }

@@ -47,7 +47,23 @@ extension LaunchRow {
     case "supervisor":
       let action = event.text("action") ?? "?"
       let reason = event.text("reason").map { " (\($0))" } ?? ""
-      return marker("supervisor", action + reason, "supervisor sent \(action)\(reason)", bad: action != "SIGTERM")
+      let who = event.text("source") ?? "supervisor"
+      if action == "restart" {
+        let delay = event.text("delay_ms").map { " after \($0) ms" } ?? ""
+        return marker("supervisor", "restart\(delay)", "\(who) restarted the container\(delay)\(reason)")
+      }
+      return marker("supervisor", action + reason, "\(who) sent \(action)\(reason)", bad: action != "SIGTERM")
+    case "probe":
+      // The kubelet's verdicts; single attempts would crowd the row.
+      guard let result = event.text("result"), ["passed", "failed", "ready", "not_ready"].contains(result) else {
+        return nil
+      }
+      let kind = event.text("kind") ?? "?"
+      let budget = event.text("budget_ms").map { " (budget \($0) ms)" } ?? ""
+      return marker("notify", "\(kind) \(result)", "kubelet: \(kind) probe \(result)\(budget)", bad: result == "failed")
+    case "stop_signal":
+      let owner = event.text("owner") ?? "?"
+      return marker("stop", "SIGTERM: \(owner)", "SIGTERM owner \(owner): \(event.text("advice") ?? "")")
     case "notify":
       let message = event.text("message") ?? ""
       return marker("notify", message, "sd_notify: \(message)")

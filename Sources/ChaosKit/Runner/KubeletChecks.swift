@@ -45,8 +45,8 @@ enum KubeletChecks {
     return failures
   }
 
-  /// "the startup probe (failure_threshold 3 × period 1000 ms: a 3000 ms budget) killed the
-  /// launch 3010 ms after its start, in protect mode (its repair outlived the budget)".
+  /// "the startup probe (failure_threshold 3, period 100 ms: a 200 ms budget, scaled) killed the
+  /// container 210 ms after the launch began, in protect mode: its repair outlived the probe's budget".
   private static func killed(_ kind: String, _ verdict: TargetEvent, _ seen: Observation) -> String {
     let threshold = verdict["failure_threshold"]?.int.map(String.init) ?? "?"
     let period = verdict["period_ms"]?.int.map(String.init) ?? "?"
@@ -55,7 +55,7 @@ enum KubeletChecks {
     let after = start.map { " \((verdict.time &- $0) / 1_000_000) ms after the launch began" } ?? ""
     let mode = seen.launchEvent?["mode"]?.string
     let protecting = mode == "protect" ? ", in protect mode: its repair outlived the probe's budget" : ""
-    return "the \(kind) probe (failure_threshold \(threshold) × period \(period) ms: a \(budget) ms budget,"
+    return "the \(kind) probe (failure_threshold \(threshold), period \(period) ms: a \(budget) ms budget,"
       + " scaled) killed the container\(after)\(protecting)"
   }
 

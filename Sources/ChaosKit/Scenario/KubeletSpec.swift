@@ -76,9 +76,11 @@ public struct ProbeSpec: Sendable, Equatable {
   /// A probe with Kubernetes' defaults.
   public init(action: Action) { self.action = action }
 
-  /// failureThreshold × periodSeconds: how long the probe lets the container fail (for the
-  /// startup probe, the start-up budget), unscaled.
-  public var budget: Double { initialDelay + Double(failureThreshold) * period }
+  /// How long after the container's start the probe's last allowed failure comes, unscaled:
+  /// attempts run at `initialDelay`, then every `period`, so the failure that kills is the
+  /// `failureThreshold`-th, at initialDelay + (failureThreshold − 1) × period (Kubernetes'
+  /// documentation rounds this to failureThreshold × periodSeconds).
+  public var budget: Double { initialDelay + Double(failureThreshold - 1) * period }
 }
 
 /// `probes:` of an expectation: what each probe concluded in the launch.
