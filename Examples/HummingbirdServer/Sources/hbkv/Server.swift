@@ -1,16 +1,19 @@
 import Foundation
 import Hummingbird
+import LaunchProtection
 import Logging
+import Prometheus
 
-/// The HTTP side: GET /health, GET /kv/:key, PUT /kv/:key, on 127.0.0.1.
+/// The HTTP side: GET /kv/:key, PUT /kv/:key and the probes' routes (GET /health, /ready,
+/// /metrics: `ProbeRoutes`), on 127.0.0.1.
 enum Server {
   static func application(
-    store: KeyValueStore, port: Int, logger: Logger,
+    store: KeyValueStore, port: Int, logger: Logger, organizer: LaunchOrganizer, metrics: PrometheusCollectorRegistry,
     beforeServerStarts: [@Sendable () async throws -> Void],
     onServerRunning: @escaping @Sendable () async -> Void
   ) -> some ApplicationProtocol {
     let router = Router()
-    router.get("/health") { _, _ in "ok\n" }
+    ProbeRoutes.add(to: router, organizer: organizer, registry: metrics)
     router.get("/kv/:key") { _, context -> String in
       let key = try context.parameters.require("key")
       guard let value = store.get(key) else { throw HTTPError(.notFound) }

@@ -3,8 +3,11 @@ import Failpoints
 import Foundation
 import LaunchProtection
 import LaunchProtectionLogging
+import LaunchProtectionMetrics
 import LaunchProtectionServiceLifecycle
 import Logging
+import Metrics
+import Prometheus
 import ServiceLifecycle
 
 // hbkv: a Hummingbird 2 key-value server. Its launch loads the data file and warms up;
@@ -13,6 +16,7 @@ import ServiceLifecycle
 //
 //   HBKV_DATA_DIR=/var/lib/hbkv CHAOS_PORT=8080 hbkv
 //   curl -X PUT --data hello 127.0.0.1:8080/kv/greeting && curl 127.0.0.1:8080/kv/greeting
+//   curl 127.0.0.1:8080/ready && curl 127.0.0.1:8080/metrics      # probes and Prometheus
 //
 // HBKV_LAUNCH=before-group (default): the launch runs before the ServiceGroup does.
 // HBKV_LAUNCH=before-server-starts: it runs inside the group, in Hummingbird's beforeServerStarts.
@@ -21,6 +25,8 @@ import ServiceLifecycle
 // through a Dispatch source of its own).
 
 LoggingSystem.bootstrap(StreamLogHandler.standardError)
+let metricsRegistry = PrometheusCollectorRegistry()
+MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metricsRegistry))
 let environment = ProcessInfo.processInfo.environment
 let logger = Logger(label: "hbkv")
 
@@ -41,6 +47,7 @@ ChaosProbe.declare(["kv.load", "kv.warmup", "kv.bind"])
 ChaosProbe.declare(["kv.repair"], phase: .repair)  // evaluated inside the repair (protocol 2 tells explore)
 ChaosProbe.attach(organizer)
 organizer.log(to: logger)
+organizer.recordMetrics()
 
 // Two consecutive launch crashes: quarantine the data file. If the relaunch still dies, exit 75
 // before any repair or launch code (name it in the unit's RestartPreventExitStatus=).
@@ -69,7 +76,7 @@ let policy = ProtectionPolicy.threshold(2).whenExhausted(.exit(status: 75))
 // once Hummingbird is listening.
 let launchService = LaunchProtectionService(organizer: organizer)
 let app = Server.application(
-  store: store, port: port, logger: logger,
+  store: store, port: port, logger: logger, organizer: organizer, metrics: metricsRegistry,
   beforeServerStarts: launchInsideGroup ? [launch, checkBind] : [checkBind],
   onServerRunning: {
     if withLaunchService { await launchService.markLaunchFinished() } else { await organizer.launchingFinished() }
