@@ -6,9 +6,9 @@ import Prometheus
 /// process answers), GET /ready (readiness: `organizer.status`), GET /metrics (the registry in
 /// Prometheus' text format, LaunchProtectionMetrics' series among them).
 ///
-/// hbkv listens only once its launch (and any repair and relaunch) is done, so /ready answers
-/// 503 only in the moment between the bind and `launchingFinished()`; a repair's not-ready
-/// status is for servers that listen during their launch (README, "Probes and metrics").
+/// With HBKV_LAUNCH=before-group or before-server-starts hbkv handles requests only once its
+/// launch (and any repair and relaunch) finished, so /ready is always 200 there; with
+/// HBKV_LAUNCH=while-serving it answers during the launch, and /ready is 503 until it finished.
 enum ProbeRoutes {
   static func add(
     to router: Router<BasicRequestContext>, organizer: LaunchOrganizer, registry: PrometheusCollectorRegistry

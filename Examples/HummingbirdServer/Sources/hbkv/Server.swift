@@ -15,11 +15,13 @@ enum Server {
     let router = Router()
     ProbeRoutes.add(to: router, organizer: organizer, registry: metrics)
     router.get("/kv/:key") { _, context -> String in
+      try requireLaunched(organizer)
       let key = try context.parameters.require("key")
       guard let value = store.get(key) else { throw HTTPError(.notFound) }
       return value + "\n"
     }
     router.put("/kv/:key") { request, context -> HTTPResponse.Status in
+      try requireLaunched(organizer)
       let key = try context.parameters.require("key")
       let body = try await request.body.collect(upTo: 64 * 1024)
       do {
@@ -36,5 +38,13 @@ enum Server {
       logger: logger)
     for process in beforeServerStarts { app.beforeServerStarts(perform: process) }
     return app
+  }
+
+  /// The data is served once the launch finished (HBKV_LAUNCH=while-serving listens before).
+  private static func requireLaunched(_ organizer: LaunchOrganizer) throws {
+    let status = organizer.status
+    guard status.launchFinished else {
+      throw HTTPError(.serviceUnavailable, message: "launching: \(status)")
+    }
   }
 }
