@@ -14,6 +14,7 @@ let package = Package(
     // Thin adapters for servers; LaunchProtection itself depends on neither package.
     .library(name: "LaunchProtectionServiceLifecycle", targets: ["LaunchProtectionServiceLifecycle"]),
     .library(name: "LaunchProtectionLogging", targets: ["LaunchProtectionLogging"]),
+    .library(name: "LaunchProtectionMetrics", targets: ["LaunchProtectionMetrics"]),
     .library(name: "ChaosKit", targets: ["ChaosKit"]),
     .executable(name: "chaos", targets: ["chaos"]),
     .executable(name: "chaos-target", targets: ["chaos-target"]),
@@ -24,6 +25,7 @@ let package = Package(
     .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
     .package(url: "https://github.com/apple/swift-log", from: "1.5.0"),
+    .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
   ],
   targets: [
     // Header-only on purpose: CCrashCapture loads libunwind.so.8 with dlopen(RTLD_LOCAL).
@@ -53,6 +55,11 @@ let package = Package(
     .target(
       name: "LaunchProtectionLogging",
       dependencies: ["LaunchProtection", .product(name: "Logging", package: "swift-log")]
+    ),
+    // swift-metrics counters, gauges and a timer for launch protection (Prometheus names).
+    .target(
+      name: "LaunchProtectionMetrics",
+      dependencies: ["LaunchProtection", .product(name: "Metrics", package: "swift-metrics")]
     ),
     // Spawns targets with PR_SET_PDEATHSIG (C: the code between vfork and exec must be).
     .target(name: "CProcessSpawn"),
@@ -103,9 +110,10 @@ let package = Package(
     .testTarget(
       name: "LaunchProtectionIntegrationTests",
       dependencies: [
-        "LaunchProtectionServiceLifecycle", "LaunchProtectionLogging", "LaunchProtection",
+        "LaunchProtectionServiceLifecycle", "LaunchProtectionLogging", "LaunchProtectionMetrics", "LaunchProtection",
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "Logging", package: "swift-log"),
+        .product(name: "MetricsTestKit", package: "swift-metrics"),
       ]
     ),
   ],

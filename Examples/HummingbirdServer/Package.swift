@@ -2,8 +2,8 @@
 import PackageDescription
 
 // A Hummingbird 2 key-value server protected by LaunchProtection (async API, ServiceLifecycle
-// service, swift-log events) and made a chaos target with ChaosProbe; its own scenarios run from
-// its own tests through ChaosKit.
+// service, swift-log events, Prometheus metrics) and made a chaos target with ChaosProbe; its own
+// scenarios run from its own tests through ChaosKit.
 let package = Package(
   name: "HummingbirdServer",
   platforms: [.macOS(.v15)],
@@ -13,6 +13,8 @@ let package = Package(
     .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
     .package(url: "https://github.com/apple/swift-log", from: "1.5.0"),
+    .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
+    .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
   ],
   targets: [
     .executableTarget(
@@ -21,11 +23,14 @@ let package = Package(
         .product(name: "LaunchProtection", package: "LaunchChaos"),
         .product(name: "LaunchProtectionServiceLifecycle", package: "LaunchChaos"),
         .product(name: "LaunchProtectionLogging", package: "LaunchChaos"),
+        .product(name: "LaunchProtectionMetrics", package: "LaunchChaos"),
         .product(name: "ChaosProbe", package: "LaunchChaos"),
         .product(name: "Failpoints", package: "LaunchChaos"),
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "Logging", package: "swift-log"),
+        .product(name: "Metrics", package: "swift-metrics"),
+        .product(name: "Prometheus", package: "swift-prometheus"),
       ]
     ),
     .testTarget(

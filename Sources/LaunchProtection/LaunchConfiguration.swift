@@ -44,6 +44,11 @@ extension LaunchOrganizer {
     /// Told to systemd (`EXTEND_TIMEOUT_USEC`) when a repair or the relaunch starts, when no
     /// `launchDeadline` is set (with one, the deadline is what is announced).
     public var repairTimeExtension: Duration = .seconds(90)
+    /// What ``LaunchStatus/isReady`` says once every level was attempted and the policy stays
+    /// degraded (`.stayDegraded`): false (default) keeps a readiness probe failing, so a load
+    /// balancer sends nothing to a process in maintenance mode; true when the degraded
+    /// service is still worth sending traffic to.
+    public var readyWhenDegraded = false
 
     /// Creates a configuration for a state directory.
     public init(stateDirectory: String) { self.stateDirectory = stateDirectory }

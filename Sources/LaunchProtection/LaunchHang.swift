@@ -15,6 +15,7 @@ extension LaunchOrganizer {
     let claimed = inner.withLock { inner in
       guard inner.mode.isLaunching, !inner.hung, !inner.stopRequested else { return false }
       inner.hung = true
+      inner.lastCause = "launch-hang"
       return true
     }
     guard claimed, let limit = configuration.launchDeadline else { return }

@@ -42,6 +42,10 @@ public final class LaunchOrganizer: Sendable {
     var hung = false
     /// A stop was requested during the launch: the deadline no longer applies.
     var stopRequested = false
+    /// When `mode` last changed (``LaunchStatus/since``).
+    var since = Date()
+    /// The last crash cause type known to this process (``LaunchStatus/lastCause``).
+    var lastCause: String?
   }
 
   /// The failpoints the organizer evaluates in `configuration.failpoints` (`life.*` stands for
@@ -135,6 +139,7 @@ public final class LaunchOrganizer: Sendable {
     let (record, resolved): (LaunchRecord?, Set<String>) = inner.withLock { inner in
       guard inner.mode.isLaunching, !inner.hung else { return (nil, []) }
       inner.mode = .finished
+      inner.since = Date()
       // The unfinished launches this launch's decision accounted for (counted, or ignored
       // as rebooted or stopped) are resolved by its success, even if the write that
       // recorded the decision failed.
@@ -217,7 +222,9 @@ public final class LaunchOrganizer: Sendable {
     let afterLaunch = mode == .finished
     let cause = CrashCause(
       type: type, detail: detail, pid: getpid(), afterLaunch: afterLaunch, recordedAt: Date().timeIntervalSince1970)
-    let (_, problems) = store.update { $0.lastCrashCause = cause.clamped() }
+    let clamped = cause.clamped()
+    let (_, problems) = store.update { $0.lastCrashCause = clamped }
+    inner.withLock { $0.lastCause = clamped.type }
     for problem in problems { emit(.stateProblem(problem)) }
     emit(.exceptionRecorded(cause))
   }

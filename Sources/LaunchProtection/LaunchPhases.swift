@@ -32,8 +32,11 @@ extension LaunchOrganizer {
     var record = LaunchRecord(
       process: identity, launchID: launchID, phase: .launching, startedAt: Date().timeIntervalSince1970)
     var consumedFiles: [String] = []
+    var lastCause: String?
     let (decision, problems) = store.update { state in
-      decide(state: &state, record: &record, policy: policy, consumedFiles: &consumedFiles)
+      let decision = decide(state: &state, record: &record, policy: policy, consumedFiles: &consumedFiles)
+      lastCause = state.lastCrashCause?.type
+      return decision
     }
     if !problems.contains(where: { if case .writeFailed = $0 { true } else { false } }) {
       // Crash reports: what they said is persisted now. Not before: after a failed write the
@@ -45,6 +48,8 @@ extension LaunchOrganizer {
     finalDecision.problems = problems
     inner.withLock { inner in
       inner.mode = decision.mode
+      inner.since = Date()
+      inner.lastCause = lastCause
       inner.record = record
       inner.decision = finalDecision
       inner.degraded = decision.exhausted && policy.exhausted == .stayDegraded
@@ -97,6 +102,7 @@ extension LaunchOrganizer {
     let taken: (ProtectLevel, @Sendable () -> Void)? = inner.withLock { inner in
       guard case .protect(let level) = inner.mode, !inner.degraded else { return nil }
       inner.mode = .relaunched(after: level)
+      inner.since = Date()
       let launch = inner.heldLaunch ?? {}
       inner.heldLaunch = nil
       inner.record?.phase = .relaunching

@@ -1,22 +1,27 @@
 import Foundation
 import Hummingbird
+import LaunchProtection
 import Logging
+import Prometheus
 
-/// The HTTP side: GET /health, GET /kv/:key, PUT /kv/:key, on 127.0.0.1.
+/// The HTTP side: GET /kv/:key, PUT /kv/:key and the probes' routes (GET /health, /ready,
+/// /metrics: `ProbeRoutes`), on 127.0.0.1.
 enum Server {
   static func application(
-    store: KeyValueStore, port: Int, logger: Logger,
+    store: KeyValueStore, port: Int, logger: Logger, organizer: LaunchOrganizer, metrics: PrometheusCollectorRegistry,
     beforeServerStarts: [@Sendable () async throws -> Void],
     onServerRunning: @escaping @Sendable () async -> Void
   ) -> some ApplicationProtocol {
     let router = Router()
-    router.get("/health") { _, _ in "ok\n" }
+    ProbeRoutes.add(to: router, organizer: organizer, registry: metrics)
     router.get("/kv/:key") { _, context -> String in
+      try requireLaunched(organizer)
       let key = try context.parameters.require("key")
       guard let value = store.get(key) else { throw HTTPError(.notFound) }
       return value + "\n"
     }
     router.put("/kv/:key") { request, context -> HTTPResponse.Status in
+      try requireLaunched(organizer)
       let key = try context.parameters.require("key")
       let body = try await request.body.collect(upTo: 64 * 1024)
       do {
@@ -33,5 +38,13 @@ enum Server {
       logger: logger)
     for process in beforeServerStarts { app.beforeServerStarts(perform: process) }
     return app
+  }
+
+  /// The data is served once the launch finished (HBKV_LAUNCH=while-serving listens before).
+  private static func requireLaunched(_ organizer: LaunchOrganizer) throws {
+    let status = organizer.status
+    guard status.launchFinished else {
+      throw HTTPError(.serviceUnavailable, message: "launching: \(status)")
+    }
   }
 }

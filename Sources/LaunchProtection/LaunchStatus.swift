@@ -1,0 +1,136 @@
+import Foundation
+
+/// Where this process's launch stands, for health endpoints, probes and metrics: a snapshot
+/// of the organizer's state taken under its lock (no I/O), cheap to read from any thread.
+///
+/// The mapping to Kubernetes probes (README, "Probes and metrics"):
+/// - liveness: the process answers (a server answers 200 whatever the status);
+/// - readiness: ``isReady``. Normal mode is ready once `launchingFinished()` was called;
+///   protect mode and the relaunch are not ready until `launchingFinished()`; levels
+///   exhausted with `.stayDegraded` are the app's choice, `Configuration.readyWhenDegraded`.
+public struct LaunchStatus: Sendable, Equatable, CustomStringConvertible {
+  /// The mode of the launch, as an operator reads it.
+  public enum Mode: String, Sendable, Equatable, CaseIterable, CustomStringConvertible {
+    /// `finishLaunching` / `launch` has not been called.
+    case idle
+    /// The normal launch is under way.
+    case normal
+    /// A repair is running; the launch is held.
+    case protect
+    /// The held launch runs again in this process after the repair.
+    case relaunched
+    /// `launchingFinished()` was called.
+    case finished
+    /// Every level was attempted and the policy stays degraded: the repair ran, the launch is
+    /// held for good (a maintenance mode until a new binary or an operator fixes it).
+    case degraded
+
+    /// The raw value (`protect`, `finished`…).
+    public var description: String { rawValue }
+  }
+
+  /// What a readiness probe should be told.
+  public enum Readiness: String, Sendable, Equatable, CaseIterable, CustomStringConvertible {
+    /// Serve traffic.
+    case ready
+    /// Not ready: not started yet, or a launch, repair or relaunch is under way.
+    case launching
+    /// Not ready: degraded, and `Configuration.readyWhenDegraded` is false.
+    case degraded
+
+    /// The raw value (`ready`, `launching`, `degraded`).
+    public var description: String { rawValue }
+  }
+
+  /// The current mode.
+  public var mode: Mode
+  /// The protect level this launch attempted (its number), kept once the launch finished;
+  /// nil for a launch that did not protect.
+  public var level: Int?
+  /// The name of that level (`quarantine-data`), nil with it.
+  public var levelName: String?
+  /// The consecutive launch crashes this launch saw at its start (0 before it started). The
+  /// persisted count goes back to 0 at `launchingFinished()`; this stays what the launch saw.
+  public var count: Int
+  /// The type of the last crash cause known to this process (`SIGSEGV`, `launch-hang`, a
+  /// reporter's exception name): the persisted one as of this launch's start, or one recorded
+  /// since by `handleException`. Nil when none was ever recorded.
+  public var lastCause: String?
+  /// When the current mode began (for `idle`: when the organizer was made).
+  public var since: Date
+  /// When this launch started (`finishLaunching` / `launch`); nil while idle.
+  public var startedAt: Date?
+  /// Whether the app reports ready when degraded (`Configuration.readyWhenDegraded`).
+  public var readyWhenDegraded: Bool
+
+  /// Creates a status (the organizer makes them; apps may for their own tests).
+  public init(
+    mode: Mode, level: Int? = nil, levelName: String? = nil, count: Int = 0, lastCause: String? = nil,
+    since: Date, startedAt: Date? = nil, readyWhenDegraded: Bool = false
+  ) {
+    self.mode = mode
+    self.level = level
+    self.levelName = levelName
+    self.count = count
+    self.lastCause = lastCause
+    self.since = since
+    self.startedAt = startedAt
+    self.readyWhenDegraded = readyWhenDegraded
+  }
+
+  /// Whether `launchingFinished()` was called.
+  public var launchFinished: Bool { mode == .finished }
+
+  /// What a readiness probe should be told (see the type's documentation).
+  public var readiness: Readiness {
+    switch mode {
+    case .finished: .ready
+    case .degraded: readyWhenDegraded ? .ready : .degraded
+    case .idle, .normal, .protect, .relaunched: .launching
+    }
+  }
+
+  /// Whether a readiness probe should succeed.
+  public var isReady: Bool { readiness == .ready }
+
+  /// How long the launch took, from its start to `launchingFinished()`; nil until it finished.
+  public var launchDuration: TimeInterval? {
+    guard mode == .finished, let startedAt else { return nil }
+    return max(0, since.timeIntervalSince(startedAt))
+  }
+
+  /// One line for a probe's body or a log: `protect level 1 (quarantine-data), count 2, last
+  /// cause SIGILL, since 2026-11-24T06:35:09Z`.
+  public var description: String {
+    var parts = [mode.rawValue]
+    if let level { parts[0] += " level \(level)" + (levelName.map { " (\($0))" } ?? "") }
+    parts.append("count \(count)")
+    if let lastCause { parts.append("last cause \(lastCause)") }
+    parts.append("since \(since.formatted(.iso8601))")
+    return parts.joined(separator: ", ")
+  }
+}
+
+extension LaunchOrganizer {
+  /// Where this launch stands (``LaunchStatus``): a snapshot under the organizer's lock, no
+  /// I/O, safe and cheap to read from any thread (a readiness handler, a metrics scrape).
+  public var status: LaunchStatus {
+    let readyWhenDegraded = configuration.readyWhenDegraded
+    return inner.withLock { inner in
+      let level: ProtectLevel?
+      if case .protect(let attempted) = inner.decision?.mode { level = attempted } else { level = nil }
+      let mode: LaunchStatus.Mode
+      switch inner.mode {
+      case .idle: mode = .idle
+      case .normal: mode = .normal
+      case .protect: mode = inner.degraded ? .degraded : .protect
+      case .relaunched: mode = .relaunched
+      case .finished: mode = .finished
+      }
+      return LaunchStatus(
+        mode: mode, level: level?.number, levelName: level?.name, count: inner.decision?.count ?? 0,
+        lastCause: inner.lastCause, since: inner.since,
+        startedAt: inner.record.map { Date(timeIntervalSince1970: $0.startedAt) }, readyWhenDegraded: readyWhenDegraded)
+    }
+  }
+}

@@ -1,0 +1,122 @@
+import LaunchProtection
+import Metrics
+
+/// Records launch protection through swift-metrics, named by Prometheus conventions:
+///
+/// | metric | type | labels | what |
+/// | --- | --- | --- | --- |
+/// | `launch_protection_launches_total` | counter | `outcome` | launches started (`normal`, `protect`, `degraded`), relaunched after a repair (`relaunched`), finished (`finished`) |
+/// | `launch_protection_counted_crashes_total` | counter | `cause` | unfinished launches counted at this launch, by the previous crash's cause (`SIGSEGV`, `launch-hang`; `unknown` without a crash report: SIGKILL, OOM kill, `exit(n)`) |
+/// | `launch_protection_protect_entries_total` | counter | `level` | protect mode entered, by level number |
+/// | `launch_protection_levels_exhausted_total` | counter | | every level attempted and the launch died again |
+/// | `launch_protection_consecutive_crashes` | gauge | | the count this launch saw (``LaunchStatus/count``) |
+/// | `launch_protection_mode` | gauge | `mode` | 1 for the current ``LaunchStatus/Mode``, 0 for the others |
+/// | `launch_protection_protect_level` | gauge | | the level this launch attempted, 0 for none |
+/// | `launch_protection_launch_duration_seconds` | timer | | from the start of the launch to `launchingFinished()` |
+///
+/// Each process records its own launch, so per process the counters are 0 or 1 (they start
+/// again with every restart): sum them over instances, and read a crash loop from the gauges.
+///
+/// ```swift
+/// MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+/// organizer.recordMetrics()        // before the launch starts, like any observer
+/// ```
+public final class LaunchMetrics: Sendable {
+  /// The metric names.
+  public enum Name {
+    /// Counter, label `outcome`.
+    public static let launches = "launch_protection_launches_total"
+    /// Counter, label `cause`.
+    public static let countedCrashes = "launch_protection_counted_crashes_total"
+    /// Counter, label `level`.
+    public static let protectEntries = "launch_protection_protect_entries_total"
+    /// Counter.
+    public static let levelsExhausted = "launch_protection_levels_exhausted_total"
+    /// Gauge.
+    public static let consecutiveCrashes = "launch_protection_consecutive_crashes"
+    /// Gauge, label `mode`.
+    public static let mode = "launch_protection_mode"
+    /// Gauge.
+    public static let protectLevel = "launch_protection_protect_level"
+    /// Timer (a histogram in seconds with Prometheus).
+    public static let launchDuration = "launch_protection_launch_duration_seconds"
+  }
+
+  private let factory: any MetricsFactory
+  private let levelsExhausted: Counter
+  private let consecutiveCrashes: Gauge
+  private let modes: [(mode: LaunchStatus.Mode, gauge: Gauge)]
+  private let protectLevel: Gauge
+  private let launchDuration: Metrics.Timer
+
+  /// Makes the metrics that exist from the start (the gauges, the exhausted-levels counter and
+  /// the duration) in `factory`; the labelled counters appear with their first value.
+  public init(factory: any MetricsFactory = MetricsSystem.factory) {
+    self.factory = factory
+    levelsExhausted = Counter(label: Name.levelsExhausted, factory: factory)
+    consecutiveCrashes = Gauge(label: Name.consecutiveCrashes, factory: factory)
+    modes = LaunchStatus.Mode.allCases.map {
+      ($0, Gauge(label: Name.mode, dimensions: [("mode", $0.rawValue)], factory: factory))
+    }
+    protectLevel = Gauge(label: Name.protectLevel, factory: factory)
+    launchDuration = Metrics.Timer(label: Name.launchDuration, factory: factory)
+  }
+
+  /// Records one event; `status` is the organizer's status after it (the gauges' values).
+  public func record(_ event: LaunchProtectionEvent, status: LaunchStatus) {
+    switch event {
+    case .launch(let decision):
+      increment(Name.launches, ("outcome", Self.outcome(of: decision)))
+      if !decision.countedCrashes.isEmpty {
+        let cause = decision.previousCrash.flatMap { $0.afterLaunch ? nil : $0.type } ?? "unknown"
+        increment(Name.countedCrashes, ("cause", cause), by: decision.countedCrashes.count)
+      }
+    case .protectEnter(_, let level):
+      increment(Name.protectEntries, ("level", "\(level.number)"))
+    case .relaunch:
+      increment(Name.launches, ("outcome", LaunchStatus.Mode.relaunched.rawValue))
+    case .launchingFinished:
+      increment(Name.launches, ("outcome", LaunchStatus.Mode.finished.rawValue))
+      if let seconds = status.launchDuration { launchDuration.recordNanoseconds(Int64(seconds * 1e9)) }
+    case .levelsExhausted:
+      levelsExhausted.increment()
+    case .protectFinish, .lifeAction, .stateProblem, .exceptionRecorded, .uncountedExit, .launchDeadlineExceeded,
+      .stopRequested:
+      break
+    }
+    update(status)
+  }
+
+  /// Sets the gauges to `status`.
+  public func update(_ status: LaunchStatus) {
+    consecutiveCrashes.record(status.count)
+    protectLevel.record(status.level ?? 0)
+    for (mode, gauge) in modes { gauge.record(mode == status.mode ? 1 : 0) }
+  }
+
+  /// The `outcome` label of a launch: the mode it started in.
+  static func outcome(of decision: LaunchDecision) -> String {
+    guard case .protect = decision.mode else { return LaunchStatus.Mode.normal.rawValue }
+    let degraded = decision.exhausted && decision.policy?.exhausted == .stayDegraded
+    return (degraded ? LaunchStatus.Mode.degraded : .protect).rawValue
+  }
+
+  private func increment(_ label: String, _ dimension: (String, String), by amount: Int = 1) {
+    Counter(label: label, dimensions: [dimension], factory: factory).increment(by: amount)
+  }
+}
+
+extension LaunchOrganizer {
+  /// Records this organizer's events and status as metrics (``LaunchMetrics``) in `factory`
+  /// (the bootstrapped one by default). Call it before the launch starts, like any observer.
+  @discardableResult
+  public func recordMetrics(factory: any MetricsFactory = MetricsSystem.factory) -> LaunchMetrics {
+    let metrics = LaunchMetrics(factory: factory)
+    metrics.update(status)
+    addObserver { [weak self] event in
+      guard let self else { return }
+      metrics.record(event, status: self.status)
+    }
+    return metrics
+  }
+}

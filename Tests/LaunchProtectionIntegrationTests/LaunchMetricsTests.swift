@@ -1,0 +1,88 @@
+import LaunchProtection
+import LaunchProtectionMetrics
+import Metrics
+import MetricsTestKit
+import XCTest
+
+final class LaunchMetricsTests: XCTestCase {
+  private typealias Name = LaunchMetrics.Name
+
+  /// The mode whose gauge is 1, failing when not exactly one is.
+  private static func currentMode(_ metrics: TestMetrics) -> String? {
+    let current = metrics.recorders(label: Name.mode).filter { $0.lastValue == 1 }
+    XCTAssertEqual(current.count, 1, "one mode gauge at 1")
+    XCTAssertEqual(metrics.recorders(label: Name.mode).count, LaunchStatus.Mode.allCases.count)
+    return current.first?.dimensions.first { $0.0 == "mode" }?.1
+  }
+
+  func testACrashLoopRepairedAtLevelOne() async throws {
+    let server = SimulatedServer()
+    for _ in 0..<2 { _ = try await server.organizer().launch(policy: .threshold(2)) { _ in } }
+    let metrics = TestMetrics()
+    let organizer = server.organizer()
+    organizer.recordMetrics(factory: metrics)
+    XCTAssertEqual(Self.currentMode(metrics), "idle")
+    XCTAssertEqual(try metrics.expectCounter(Name.levelsExhausted).totalValue, 0, "there from the start")
+
+    _ = try await organizer.launch(policy: .threshold(2)) { _ in
+      XCTAssertEqual(Self.currentMode(metrics), "protect")
+      XCTAssertEqual(try metrics.expectGauge(Name.protectLevel).lastValue, 1)
+    }
+    XCTAssertEqual(Self.currentMode(metrics), "relaunched")
+    await organizer.markLaunchingFinished()
+
+    XCTAssertEqual(Self.currentMode(metrics), "finished")
+    XCTAssertEqual(metrics.counterTotal(label: Name.launches, dimensions: [("outcome", "protect")]), 1)
+    XCTAssertEqual(metrics.counterTotal(label: Name.launches, dimensions: [("outcome", "relaunched")]), 1)
+    XCTAssertEqual(metrics.counterTotal(label: Name.launches, dimensions: [("outcome", "finished")]), 1)
+    XCTAssertEqual(metrics.counterTotal(label: Name.launches, dimensions: [("outcome", "normal")]), 0)
+    XCTAssertEqual(metrics.counterTotal(label: Name.protectEntries, dimensions: [("level", "1")]), 1)
+    // The simulated launches left no crash report: their cause is unknown.
+    XCTAssertEqual(metrics.counterTotal(label: Name.countedCrashes, dimensions: [("cause", "unknown")]), 1)
+    XCTAssertEqual(try metrics.expectGauge(Name.consecutiveCrashes).lastValue, 2)
+    XCTAssertEqual(try metrics.expectGauge(Name.protectLevel).lastValue, 1)
+    let duration = try metrics.expectTimer(Name.launchDuration)
+    XCTAssertEqual(duration.values.count, 1)
+    XCTAssertGreaterThanOrEqual(duration.values[0], 0)
+    XCTAssertEqual(try metrics.expectCounter(Name.levelsExhausted).totalValue, 0)
+  }
+
+  func testANormalLaunch() async throws {
+    let server = SimulatedServer()
+    let metrics = TestMetrics()
+    let organizer = server.organizer()
+    organizer.recordMetrics(factory: metrics)
+    _ = try await organizer.launch(policy: .threshold(2)) { _ in }
+    XCTAssertEqual(Self.currentMode(metrics), "normal")
+    XCTAssertEqual(try metrics.expectTimer(Name.launchDuration).values, [], "not before the launch finished")
+    await organizer.markLaunchingFinished()
+
+    XCTAssertEqual(Self.currentMode(metrics), "finished")
+    XCTAssertEqual(metrics.counterTotal(label: Name.launches, dimensions: [("outcome", "normal")]), 1)
+    XCTAssertEqual(metrics.counterTotal(label: Name.launches, dimensions: [("outcome", "finished")]), 1)
+    XCTAssertEqual(metrics.counters(label: Name.countedCrashes), [], "nothing counted")
+    XCTAssertEqual(metrics.counters(label: Name.protectEntries), [])
+    XCTAssertEqual(try metrics.expectGauge(Name.consecutiveCrashes).lastValue, 0)
+    XCTAssertEqual(try metrics.expectGauge(Name.protectLevel).lastValue, 0)
+    XCTAssertEqual(try metrics.expectTimer(Name.launchDuration).values.count, 1)
+  }
+
+  func testExhaustedLevelsThatStayDegraded() async throws {
+    let server = SimulatedServer()
+    let policy = ProtectionPolicy.threshold(2).whenExhausted(.stayDegraded)
+    for _ in 0..<3 { _ = try? await server.organizer().launch(policy: policy) { _ in } }
+    let metrics = TestMetrics()
+    let organizer = server.organizer()
+    organizer.recordMetrics(factory: metrics)
+    do {
+      _ = try await organizer.launch(policy: policy) { _ in }
+      XCTFail("a degraded launch throws")
+    } catch LaunchOrganizerError.degraded {}
+
+    XCTAssertEqual(Self.currentMode(metrics), "degraded")
+    XCTAssertEqual(metrics.counterTotal(label: Name.launches, dimensions: [("outcome", "degraded")]), 1)
+    XCTAssertEqual(try metrics.expectCounter(Name.levelsExhausted).totalValue, 1)
+    XCTAssertEqual(metrics.counterTotal(label: Name.protectEntries, dimensions: [("level", "1")]), 1)
+    XCTAssertEqual(try metrics.expectGauge(Name.consecutiveCrashes).lastValue, 3)
+  }
+}

@@ -1,0 +1,144 @@
+import Foundation
+import LaunchProtection
+import Synchronization
+import XCTest
+
+/// `organizer.status` through each mode, and its readiness mapping.
+final class LaunchStatusTests: XCTestCase {
+  /// Starts launches that die unfinished (abandoned, their simulated processes dead).
+  private func crash(_ launches: SimulatedLaunches, times: Int, policy: ProtectionPolicy) {
+    for _ in 0..<times {
+      launches.organizer().finishLaunching(policy: policy, launch: {}, protect: { _ in })
+    }
+  }
+
+  func testANormalLaunchIsNotReadyUntilItFinishes() throws {
+    let launches = SimulatedLaunches()
+    let organizer = launches.organizer()
+    let idle = organizer.status
+    XCTAssertEqual(idle.mode, .idle)
+    XCTAssertEqual(idle.readiness, .launching)
+    XCTAssertNil(idle.startedAt)
+    XCTAssertNil(idle.level)
+
+    let during = Mutex<LaunchStatus?>(nil)
+    organizer.finishLaunching(
+      policy: .threshold(2), launch: { during.withLock { $0 = organizer.status } }, protect: { _ in })
+    let launching = try XCTUnwrap(during.withLock { $0 })
+    XCTAssertEqual(launching.mode, .normal)
+    XCTAssertEqual(launching.count, 0)
+    XCTAssertNil(launching.level)
+    XCTAssertFalse(launching.isReady)
+    XCTAssertFalse(launching.launchFinished)
+    XCTAssertNotNil(launching.startedAt)
+    XCTAssertGreaterThanOrEqual(launching.since, idle.since)
+    XCTAssertNil(launching.launchDuration)
+
+    organizer.launchingFinished()
+    let finished = organizer.status
+    XCTAssertEqual(finished.mode, .finished)
+    XCTAssertTrue(finished.launchFinished)
+    XCTAssertEqual(finished.readiness, .ready)
+    XCTAssertTrue(finished.isReady)
+    XCTAssertGreaterThanOrEqual(finished.since, launching.since)
+    XCTAssertEqual(
+      finished.launchDuration ?? -1, finished.since.timeIntervalSince(launching.startedAt!), accuracy: 1e-6)
+  }
+
+  func testProtectThenRelaunchAreNotReadyAndTheFinishedLaunchKeepsItsLevelAndCount() throws {
+    let launches = SimulatedLaunches()
+    let policy = ProtectionPolicy.escalation([("clear-caches", 2)])
+    crash(launches, times: 2, policy: policy)
+    let organizer = launches.organizer()
+    let seen = Mutex<[LaunchStatus]>([])
+    organizer.finishLaunching(
+      policy: policy,
+      launch: { seen.withLock { $0.append(organizer.status) } },
+      protect: { _ in
+        seen.withLock { $0.append(organizer.status) }
+        organizer.protectFinished()
+      })
+    let statuses = seen.withLock { $0 }
+    XCTAssertEqual(statuses.map(\.mode), [.protect, .relaunched])
+    XCTAssertEqual(statuses.map(\.readiness), [.launching, .launching])
+    XCTAssertEqual(statuses.map(\.level), [1, 1])
+    XCTAssertEqual(statuses.map(\.levelName), ["clear-caches", "clear-caches"])
+    XCTAssertEqual(statuses.map(\.count), [2, 2])
+    XCTAssertGreaterThanOrEqual(statuses[1].since, statuses[0].since)
+    XCTAssertEqual(statuses[0].description.prefix(38), "protect level 1 (clear-caches), count ")
+
+    organizer.launchingFinished()
+    let finished = organizer.status
+    XCTAssertEqual(finished.mode, .finished)
+    XCTAssertTrue(finished.isReady)
+    XCTAssertEqual(finished.level, 1, "the level this launch ran at stays visible")
+    XCTAssertEqual(finished.count, 2, "the count this launch saw, not the persisted 0")
+    XCTAssertEqual(try launches.state()?.consecutiveCrashes, 0)
+  }
+
+  func testTheAsyncAPIReportsTheSameModes() async throws {
+    let launches = SimulatedLaunches()
+    crash(launches, times: 2, policy: .threshold(2))
+    let organizer = launches.organizer()
+    let inRepair = Mutex<LaunchStatus?>(nil)
+    let outcome = try await organizer.launch(policy: .threshold(2)) { _ in
+      inRepair.withLock { $0 = organizer.status }
+    }
+    XCTAssertEqual(outcome, .repaired(ProtectLevel(number: 1, name: "protect", minimumCrashes: 2)))
+    XCTAssertEqual(inRepair.withLock { $0?.mode }, .protect)
+    XCTAssertEqual(organizer.status.mode, .relaunched)
+    XCTAssertFalse(organizer.status.isReady)
+    await organizer.markLaunchingFinished()
+    XCTAssertEqual(organizer.status.mode, .finished)
+    XCTAssertTrue(organizer.status.isReady)
+  }
+
+  /// Two crashes, then a repair that dies too: the fourth launch finds the only level exhausted.
+  private func degradedOrganizer(readyWhenDegraded: Bool) -> LaunchOrganizer {
+    let launches = SimulatedLaunches()
+    let policy = ProtectionPolicy.threshold(2).whenExhausted(.stayDegraded)
+    crash(launches, times: 3, policy: policy)
+    var configuration = launches.configuration()
+    configuration.readyWhenDegraded = readyWhenDegraded
+    let organizer = LaunchOrganizer(configuration: configuration)
+    organizer.finishLaunching(
+      policy: policy, launch: { XCTFail("a degraded launch is held") },
+      protect: { context in
+        XCTAssertTrue(context.exhausted)
+        XCTAssertFalse(organizer.protectFinished(), "refused when degraded")
+      })
+    return organizer
+  }
+
+  func testDegradedIsNotReadyByDefault() {
+    let status = degradedOrganizer(readyWhenDegraded: false).status
+    XCTAssertEqual(status.mode, .degraded)
+    XCTAssertEqual(status.readiness, .degraded)
+    XCTAssertFalse(status.isReady)
+    XCTAssertFalse(status.launchFinished)
+    XCTAssertEqual(status.level, 1)
+    XCTAssertEqual(status.count, 3)
+  }
+
+  func testDegradedIsReadyWhenTheAppSaysSo() {
+    let status = degradedOrganizer(readyWhenDegraded: true).status
+    XCTAssertEqual(status.mode, .degraded)
+    XCTAssertEqual(status.readiness, .ready)
+    XCTAssertTrue(status.isReady)
+    XCTAssertFalse(status.launchFinished, "ready, yet the launch never finished")
+  }
+
+  func testLastCauseComesFromTheStateAndFromHandleException() {
+    let launches = SimulatedLaunches()
+    let first = launches.organizer()
+    XCTAssertNil(first.status.lastCause)
+    first.finishLaunching(policy: .threshold(2), launch: {}, protect: { _ in })
+    first.handleException("NSInvalidArgumentException")
+    XCTAssertEqual(first.status.lastCause, "NSInvalidArgumentException")
+
+    let next = launches.organizer()
+    next.finishLaunching(policy: .threshold(2), launch: {}, protect: { _ in })
+    XCTAssertEqual(next.status.lastCause, "NSInvalidArgumentException", "read with the state at the launch")
+    XCTAssertEqual(next.status.count, 1)
+  }
+}
