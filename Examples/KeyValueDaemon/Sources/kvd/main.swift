@@ -16,6 +16,7 @@ ChaosProbe.attach(workflow)
 ChaosProbe.attach(organizer)
 
 organizer.addObserver { event in log("launch protection: \(event)") }
+Shutdown.install()
 organizer.finishLaunching(
   shouldProtect: { consecutiveCrashes in consecutiveCrashes >= 2 },
   launch: {
