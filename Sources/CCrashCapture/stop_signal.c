@@ -90,24 +90,25 @@ void lcc_die_by_signal(int signo) {
   _exit(128 + signo);
 }
 
-int lcc_signal_owner(int signo, char *module, size_t module_size) {
-  if (module && module_size) module[0] = 0;
-  struct sigaction current;
-  if (sigaction(signo, NULL, &current) != 0) return -1;
-  if (is_default(&current)) return LCC_SIGNAL_OWNER_DEFAULT;
-  if (is_ignored(&current)) return LCC_SIGNAL_OWNER_IGNORED;
-  void *address = handler_address(&current);
+/// Who owns a signal whose current action is `current` (LCC_SIGNAL_OWNER_*).
+static int owner_of(const struct sigaction *current) {
+  if (is_default(current)) return LCC_SIGNAL_OWNER_DEFAULT;
+  if (is_ignored(current)) return LCC_SIGNAL_OWNER_IGNORED;
+  void *address = handler_address(current);
   if (address == (void *)stop_signal_handler) return LCC_SIGNAL_OWNER_OURS;
+  // libdispatch's signal sources install `_dispatch_muxnote_signal_block_and_raise`, a
+  // static function: dladdr names the object it lives in, libdispatch.so.
   Dl_info where;
-  if (dladdr(address, &where) && where.dli_fname) {
-    if (module && module_size) {
-      strncpy(module, where.dli_fname, module_size - 1);
-      module[module_size - 1] = 0;
-    }
-    // libdispatch's signal sources install `_dispatch_muxnote_signal_block_and_raise`.
-    if (strstr(where.dli_fname, "libdispatch")) return LCC_SIGNAL_OWNER_DISPATCH;
+  if (dladdr(address, &where) && where.dli_fname && strstr(where.dli_fname, "libdispatch")) {
+    return LCC_SIGNAL_OWNER_DISPATCH;
   }
   return LCC_SIGNAL_OWNER_HANDLER;
+}
+
+int lcc_signal_owner(int signo) {
+  struct sigaction current;
+  if (sigaction(signo, NULL, &current) != 0) return -1;
+  return owner_of(&current);
 }
 
 static void call_action(const struct sigaction *action, int signo, siginfo_t *info, void *context) {
@@ -183,7 +184,7 @@ int lcc_stop_signal_install(int wake_fd) {
   atomic_store(&armed, 1);
   struct sigaction current;
   if (sigaction(SIGTERM, NULL, &current) != 0) return -1;
-  switch (lcc_signal_owner(SIGTERM, NULL, 0)) {
+  switch (owner_of(&current)) {
     case LCC_SIGNAL_OWNER_OURS: return 0;  // another launch in this process: armed again
     case LCC_SIGNAL_OWNER_IGNORED: return 1;
     case LCC_SIGNAL_OWNER_DISPATCH: return 2;
@@ -200,7 +201,7 @@ int lcc_stop_signal_check(void) {
   if (!atomic_load(&armed)) return 0;
   struct sigaction current;
   if (sigaction(SIGTERM, NULL, &current) != 0) return -1;
-  switch (lcc_signal_owner(SIGTERM, NULL, 0)) {
+  switch (owner_of(&current)) {
     case LCC_SIGNAL_OWNER_OURS: return 0;
     case LCC_SIGNAL_OWNER_IGNORED: return 1;
     case LCC_SIGNAL_OWNER_DISPATCH: return 2;

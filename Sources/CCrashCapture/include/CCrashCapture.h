@@ -96,9 +96,9 @@ enum {
   LCC_SIGNAL_OWNER_HANDLER = 4,
 };
 
-/// Classifies `signo`'s current action; `module` (may be NULL) receives the path of the
-/// shared object holding the handler, when dladdr knows it. -1 on failure. Not for handlers.
-int lcc_signal_owner(int signo, char *module, size_t module_size);
+/// Classifies `signo`'s current action (LCC_SIGNAL_OWNER_*); -1 on failure. Not for handlers
+/// (dladdr takes the loader's lock).
+int lcc_signal_owner(int signo);
 
 /// Arms stop recording. Installs the SIGTERM handler in front of the current disposition,
 /// chaining to it. While armed, a SIGTERM writes one byte to `wake_fd` (the watcher's pipe)
