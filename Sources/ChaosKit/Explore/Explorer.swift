@@ -26,59 +26,24 @@ public struct Explorer: Sendable {
     public var environment: [String: String] = [:]
     /// Scratch space for runs (removed as they pass).
     public var artifactsDirectory = NSTemporaryDirectory() + "chaos-explore-\(getpid())"
+    /// Requests (`requests:` of the scenario format) sent in every launch of a daemon once it
+    /// finished launching, so failpoints in request handlers are reached (`--workload`). They
+    /// are written with `optional: true`: a fault may end the server mid-request.
+    public var workload: [RequestStep] = []
+    /// How often a shrunk divergence is re-run; it is confirmed only if every re-run fails the
+    /// same way, else it is reported as flaky.
+    public var reruns = 3
+    /// A failure store (`--store`): a directory of minimal failing scenarios, keyed by what
+    /// diverged, replayed before exploring and added to when a divergence is confirmed.
+    public var store: String?
+    /// This run explores sequence k of the campaign when k mod `shardCount` is `shardIndex`
+    /// (0-based); `sequences` counts the whole campaign.
+    public var shardIndex = 0
+    /// The number of shards the campaign is split into.
+    public var shardCount = 1
 
     /// Options for a target.
     public init(target: String) { self.target = target }
-  }
-
-  /// What exploration found and reached.
-  public struct Report: Codable, Sendable {
-    /// The run's seed (`--seed`).
-    public var seed: UInt64
-    /// Sequences run.
-    public var sequences = 0
-    /// Launches run, every process of a shared launch counted.
-    public var launches = 0
-    /// Wall-clock seconds of the run.
-    public var seconds = 0.0
-    /// failpoint → fault kind → times it fired.
-    public var coverage: [String: [String: Int]] = [:]
-    /// Launches that ran in protect mode.
-    public var protectLaunches = 0
-    /// The protect levels launches reached.
-    public var levelsReached: Set<Int> = []
-    /// The protect levels the explored configurations had.
-    public var levelsConfigured: Set<Int> = []
-    /// The target's policy is a custom `shouldProtect` closure: its levels are 1, 2, 3… as repairs keep dying.
-    public var customPolicy = false
-    /// The failpoints the target lists (`CHAOS_LIST_FAILPOINTS`).
-    public var declaredFailpoints: [String] = []
-    /// Launches that ran several processes at once on one state directory.
-    public var sharedLaunches = 0
-    /// Faults that fired only on a failpoint's second pass (a life action run twice).
-    public var secondPassFaults = 0
-    /// The first divergence, shrunk; nil when every launch matched its prediction.
-    public var failure: Failure?
-
-    /// The divergence, shrunk.
-    public struct Failure: Codable, Sendable {
-      /// The seed of the sequence that diverged.
-      public var sequenceSeed: UInt64
-      /// Its length before shrinking.
-      public var originalLaunches: Int
-      /// Its length after shrinking.
-      public var shrunkLaunches: Int
-      /// What differed first: launch, field, predicted and seen.
-      public var firstDifference: String
-      /// Seconds from the start of the run to the divergence.
-      public var secondsToFind: Double
-      /// Seconds the shrinker took.
-      public var secondsToShrink: Double
-      /// The scenario file written to `--out`.
-      public var path: String
-      /// Whether the written scenario, run again, failed the same way.
-      public var confirmed: Bool
-    }
   }
 
   /// Progress after each sequence: (sequences, launches, seconds, divergences).
@@ -114,8 +79,16 @@ public struct Explorer: Sendable {
     runOptions.jobs = 1
     let runner = ScenarioRunner(options: runOptions)
     let started = Date()
-    let state = Mutex(Report(seed: options.seed))
-    state.withLock { $0.declaredFailpoints = generator.points + generator.lifePoints }
+    var initial = Report(seed: options.seed)
+    if options.shardCount > 1 { initial.shard = "\(options.shardIndex + 1)/\(options.shardCount)" }
+    initial.declaredFailpoints = generator.points + generator.lifePoints
+    if let replayed = replayStore(&initial, runner: runner, started: started) {
+      initial.failure = replayed
+      initial.seconds = Date().timeIntervalSince(started)
+      try? FileManager.default.removeItem(atPath: options.artifactsDirectory)
+      return initial
+    }
+    let state = Mutex(initial)
     let next = Mutex(0)
     let found = Mutex<(ExplorationSequence, ScenarioResult, Double)?>(nil)
     let budgetSeconds = options.seconds
@@ -124,19 +97,23 @@ public struct Explorer: Sendable {
       while found.withLock({ $0 == nil }) && !ChildRegistry.shared.isCancelled {
         let elapsed = Date().timeIntervalSince(started)
         if let budgetSeconds, elapsed >= budgetSeconds { return }
-        let index = next.withLock { value -> Int in
+        let local = next.withLock { value -> Int in
           defer { value += 1 }
           return value
         }
+        let index = Self.campaignIndex(local, shardIndex: options.shardIndex, shardCount: options.shardCount)
         if let budgetSequences, index >= budgetSequences { return }
-        let sequence = generator.sequence(seed: options.seed, index: index)
-        let result = runner.run(scenario(sequence, name: "s\(index)"))
+        let original = generator.sequence(seed: options.seed, index: index)
+        let judgement = Judgement(original)
+        let result = runner.run(scenario(original, name: "s\(index)"), judge: judgement.judge)
+        let sequence = judgement.sequence
         let predictions = sequence.predictions
         // Launches that ran (a failing scenario stops early; a launch may run several processes).
         let ran = Set(result.processes.map(\.launch)).count
         let snapshot = state.withLock { report -> Report in
           report.sequences += 1
           report.launches += result.processes.count
+          for point in judgement.notReached { report.notReached[point, default: 0] += 1 }
           for prediction in predictions.prefix(ran) {
             if prediction.mode == "protect" { report.protectLaunches += 1 }
             if let level = prediction.level { report.levelsReached.insert(level) }
@@ -166,6 +143,7 @@ public struct Explorer: Sendable {
       }
     }
     var report = state.withLock { $0 }
+    report.neverFired = report.declaredFailpoints.filter { (report.coverage[$0] ?? [:]).isEmpty }
     report.seconds = Date().timeIntervalSince(started)
     if let (sequence, result, secondsToFind) = found.withLock({ $0 }) {
       report.failure = shrinkAndWrite(sequence, result, runner: runner, secondsToFind: secondsToFind)
@@ -174,9 +152,23 @@ public struct Explorer: Sendable {
     return report
   }
 
+  /// The campaign's sequence number of this shard's `local`-th sequence.
+  package static func campaignIndex(_ local: Int, shardIndex: Int, shardCount: Int) -> Int {
+    local * max(1, shardCount) + shardIndex
+  }
+
   func scenario(_ sequence: ExplorationSequence, name: String) -> Scenario {
-    sequence.scenario(
+    var scenario = sequence.scenario(
       target: options.target, baseApp: options.app, environment: options.environment, path: "explore/\(name).yaml")
+    if sequence.app.daemon, !options.workload.isEmpty {
+      let requests = options.workload.map { step in
+        var step = step
+        step.optional = true
+        return step
+      }
+      for index in scenario.launches.indices { scenario.launches[index].requests = requests }
+    }
+    return scenario
   }
 
   /// The first failure message of a run: `launch N: expected …, saw …` (no scratch path, pid
@@ -214,45 +206,4 @@ public struct Explorer: Sendable {
     else { return nil }
     return String(message[expected.upperBound...].prefix { $0 != " " })
   }
-
-  private func shrinkAndWrite(
-    _ original: ExplorationSequence, _ result: ScenarioResult, runner: ScenarioRunner, secondsToFind: Double
-  ) -> Report.Failure {
-    let started = Date()
-    var attempt = 0
-    let kind = Self.failureKind(result)
-    func fails(_ candidate: ExplorationSequence) -> Bool {
-      attempt += 1
-      let run = runner.run(self.scenario(candidate, name: "shrink-\(attempt)"))
-      return kind != nil && Self.failureKind(run) == kind
-    }
-    let shrunk = Shrinker.shrink(original, budget: 300, fails: fails)
-    // Confirm: the written file, loaded back, fails when run like any scenario.
-    try? FileManager.default.createDirectory(atPath: options.outDirectory, withIntermediateDirectories: true)
-    let path = options.outDirectory + "/explore-seed-\(original.seed).yaml"
-    let confirmation = runner.run(self.scenario(shrunk, name: "confirm"))
-    let difference = Self.firstDifference(confirmation.passed ? result : confirmation)
-    let comments = [
-      "Found by: chaos explore --seed \(options.seed) (sequence seed \(original.seed))",
-      "Shrunk from \(original.steps.count) launches to \(shrunk.steps.count).",
-      "What differed: " + difference.replacingOccurrences(of: "\n", with: " "),
-      "The expectations are what the protection contract predicts; `chaos run` on this file fails until the bug is fixed.",
-    ]
-    var scenario = self.scenario(shrunk, name: "explore-seed-\(original.seed)")
-    scenario.target = Self.portableTarget(options.target, from: options.outDirectory)
-    scenario.name = "explore: seed \(original.seed), \(shrunk.steps.count) launches"
-    scenario.description = "a crash loop generated by chaos explore where the target and the contract model disagree"
-    let text = ScenarioWriter.yaml(scenario, comments: comments)
-    try? text.write(toFile: path, atomically: true, encoding: .utf8)
-    var confirmed = false
-    if let loaded = try? ScenarioLoader.load(path: path) { confirmed = !runner.run(loaded).passed }
-    return Report.Failure(
-      sequenceSeed: original.seed, originalLaunches: original.steps.count, shrunkLaunches: shrunk.steps.count,
-      firstDifference: difference, secondsToFind: secondsToFind, secondsToShrink: Date().timeIntervalSince(started),
-      path: path, confirmed: confirmed)
-  }
 }
-
-/// Makes a failing sequence as small as it can while it still fails: drop launches, then
-/// simplify each (no state edit, a plain segv, a plain task), then the configuration (lower
-/// threshold, fewer levels, protect-finish on).

@@ -85,7 +85,7 @@ public struct ExplorationSequence: Sendable, Equatable {
     expect.outcome = prediction.outcome
     expect.signal = prediction.signal
     if app.daemon, prediction.outcome != .finished, let fired = prediction.fired,
-      ContractModel.place(of: fired, in: app) == .afterLaunch
+      ContractModel.place(of: fired, in: step, app: app) == .afterLaunch
     {
       // A fault after the launch races the harness's stop (`daemon:`): either may end the
       // daemon. That neither is counted is the next launch's count.
