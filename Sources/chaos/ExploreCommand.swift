@@ -133,6 +133,7 @@ struct ExploreCommand: ParsableCommand {
     if let workload {
       do {
         options.workload = try WorkloadLoader.load(path: workload)
+        options.workloadDirectory = URL(fileURLWithPath: workload).standardizedFileURL.deletingLastPathComponent().path
       } catch {
         FileHandle.standardError.write(Data("error: \(error)\n".utf8))
         throw ExitCode(2)

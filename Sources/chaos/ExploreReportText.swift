@@ -65,7 +65,7 @@ enum ExploreReportText {
     let found =
       failure.replayed
       ? "replayed from the failure store" : "after \(String(format: "%.1f", failure.secondsToFind)) s"
-    let reruns = "\(failure.reruns.filter { $0 != "passed" }.count) of \(failure.reruns.count) re-runs failed"
+    let reruns = "\(failure.rerunsFailedTheSameWay) of \(failure.reruns.count) re-runs failed the same way"
     var lines: [String] = []
     if failure.confirmed {
       lines.append("DIVERGENCE \(found): \(failure.firstDifference)")

@@ -28,12 +28,12 @@ final class JudgementTests: XCTestCase {
     let judgement = Judgement(sequence([handlerFault, handlerFault, clean]))
     let finished = [event("launch", line: 1), event("launching_finished", line: 2)]
     // Launch 1: the handler was never called; predicted as a clean launch.
-    let first = try XCTUnwrap(judgement.judge(1, [finished]))
+    let first = try XCTUnwrap(judgement.judge.expect(1, [finished]))
     XCTAssertEqual(first.outcome, .finished)
     XCTAssertEqual(judgement.notReached, ["handler.kv"])
     // Launch 2: the same; launch 3 counts nothing (no launch died).
-    _ = judgement.judge(2, [finished])
-    let third = try XCTUnwrap(judgement.judge(3, [finished]))
+    _ = judgement.judge.expect(2, [finished])
+    let third = try XCTUnwrap(judgement.judge.expect(3, [finished]))
     XCTAssertEqual(third.count, 0)
     XCTAssertEqual(judgement.notReached, ["handler.kv", "handler.kv"])
     XCTAssertEqual(judgement.sequence.steps.map(\.action), [.clean, .clean, .clean])
@@ -45,8 +45,8 @@ final class JudgementTests: XCTestCase {
       event("launch", line: 1),
       event("failpoint", ["name": .string("handler.kv"), "action": .string("segv")], line: 2),
     ]
-    XCTAssertEqual(judgement.judge(1, [fired])?.outcome, .crash)
-    XCTAssertEqual(judgement.judge(2, [[event("launch", line: 1)]])?.count, 1, "the crash counts")
+    XCTAssertEqual(judgement.judge.expect(1, [fired])?.outcome, .crash)
+    XCTAssertEqual(judgement.judge.expect(2, [[event("launch", line: 1)]])?.count, 1, "the crash counts")
     XCTAssertEqual(judgement.notReached, [])
   }
 
@@ -56,9 +56,25 @@ final class JudgementTests: XCTestCase {
       event("launch", line: 1), event("launching_finished", line: 2),
       event("failpoint", ["name": .string("handler.kv"), "action": .string("segv")], line: 3),
     ]
-    XCTAssertEqual(judgement.judge(1, [late])?.outcome, .crash)
+    XCTAssertEqual(judgement.judge.expect(1, [late])?.outcome, .crash)
     XCTAssertTrue(judgement.sequence.steps[0].firedAfterLaunch)
-    XCTAssertEqual(judgement.judge(2, [[event("launch", line: 1)]])?.count, 0, "a finished launch is not counted")
+    XCTAssertEqual(
+      judgement.judge.expect(2, [[event("launch", line: 1)]])?.count, 0, "a finished launch is not counted")
+  }
+
+  /// A reused pid was generated for the dead launch a fault leaves; when the fault was not
+  /// reached there is no dead launch, and the edit is dropped before the launch runs.
+  func testAnEditThatNeedsTheUnreachedFaultsDeadLaunchIsDropped() {
+    let reused = ExplorationStep(edit: .reusedPid, action: .clean)
+    let judgement = Judgement(sequence([handlerFault, reused]))
+    XCTAssertNil(judgement.judge.setup(1))
+    _ = judgement.judge.expect(1, [[event("launch", line: 1), event("launching_finished", line: 2)]])
+    XCTAssertEqual(judgement.judge.setup(2), [])
+    XCTAssertNil(judgement.sequence.steps[1].edit)
+    // Reached: the edit stays.
+    let reached = Judgement(sequence([handlerFault, reused]))
+    _ = reached.judge.expect(1, [[event("failpoint", ["name": .string("handler.kv")], line: 1)]])
+    XCTAssertNil(reached.judge.setup(2))
   }
 
   func testDeclaredPhasesStillCount() {

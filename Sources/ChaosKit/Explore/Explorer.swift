@@ -30,6 +30,9 @@ public struct Explorer: Sendable {
     /// finished launching, so failpoints in request handlers are reached (`--workload`). They
     /// are written with `optional: true`: a fault may end the server mid-request.
     public var workload: [RequestStep] = []
+    /// The folder the workload's commands run in and resolve relative paths from (the
+    /// workload file's); nil: a scratch folder.
+    public var workloadDirectory: String?
     /// How often a shrunk divergence is re-run; it is confirmed only if every re-run fails the
     /// same way, else it is reported as flaky.
     public var reruns = 3
@@ -79,6 +82,8 @@ public struct Explorer: Sendable {
     runOptions.jobs = 1
     let runner = ScenarioRunner(options: runOptions)
     let started = Date()
+    try? FileManager.default.createDirectory(
+      atPath: options.artifactsDirectory + "/explore", withIntermediateDirectories: true)
     var initial = Report(seed: options.seed)
     if options.shardCount > 1 { initial.shard = "\(options.shardIndex + 1)/\(options.shardCount)" }
     initial.declaredFailpoints = generator.points + generator.lifePoints
@@ -159,14 +164,19 @@ public struct Explorer: Sendable {
 
   func scenario(_ sequence: ExplorationSequence, name: String) -> Scenario {
     var scenario = sequence.scenario(
-      target: options.target, baseApp: options.app, environment: options.environment, path: "explore/\(name).yaml")
+      target: options.target, baseApp: options.app, environment: options.environment,
+      path: (options.workloadDirectory ?? options.artifactsDirectory + "/explore") + "/\(name).yaml")
     if sequence.app.daemon, !options.workload.isEmpty {
       let requests = options.workload.map { step in
         var step = step
         step.optional = true
         return step
       }
-      for index in scenario.launches.indices { scenario.launches[index].requests = requests }
+      // Not with a stop at a hung failpoint: `send_signal` waits for the requests, which would
+      // wait for a launch that never finishes.
+      for index in scenario.launches.indices where scenario.launches[index].sendSignal == nil {
+        scenario.launches[index].requests = requests
+      }
     }
     return scenario
   }

@@ -43,6 +43,7 @@ extension Explorer {
       firstDifference: difference, secondsToFind: secondsToFind, secondsToShrink: 0, path: "", confirmed: false)
     let reruns = rerun(scratch + "/\(name).yaml", kind: kind)
     failure.reruns = reruns.map(\.verdict)
+    failure.rerunsFailedTheSameWay = reruns.filter(\.sameFailure).count
     failure.confirmed = !reruns.isEmpty && reruns.allSatisfy(\.sameFailure)
     failure.secondsToShrink = Date().timeIntervalSince(started)
     let out = options.outDirectory
@@ -106,6 +107,7 @@ extension Explorer {
         firstDifference: Self.firstDifference(result), secondsToFind: Date().timeIntervalSince(started),
         secondsToShrink: 0, path: path, confirmed: reruns.allSatisfy(\.sameFailure))
       failure.reruns = reruns.map(\.verdict)
+      failure.rerunsFailedTheSameWay = reruns.filter(\.sameFailure).count
       failure.replayed = true
       failure.storePath = path
       if failure.confirmed {

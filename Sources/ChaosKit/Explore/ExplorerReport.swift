@@ -68,6 +68,8 @@ extension Explorer {
       public var confirmed: Bool
       /// Each re-run of the written scenario: `failed: …` or `passed`.
       public var reruns: [String] = []
+      /// How many re-runs failed the same way (what was expected first is the same).
+      public var rerunsFailedTheSameWay = 0
       /// Not confirmed: the folder holding both runs' evidence (`diverged/`, `passed/`).
       public var evidence: String?
       /// It was a failure store entry, replayed before exploring.

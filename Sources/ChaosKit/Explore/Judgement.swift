@@ -26,7 +26,25 @@ final class Judgement: Sendable {
   var notReached: [String] { state.withLock { $0.notReached } }
 
   /// The judge to give the runner.
-  var judge: LaunchJudge { { [self] launch, events in decide(launch, events) } }
+  var judge: LaunchJudge {
+    LaunchJudge(setup: { [self] launch in setup(launch) }, expect: { [self] launch, events in decide(launch, events) })
+  }
+
+  /// A reboot or a reused pid needs the dead launch the sequence was generated with; when that
+  /// launch's fault was not reached, the edit goes too.
+  private func setup(_ launch: Int) -> [SetupAction]? {
+    state.withLock { state -> [SetupAction]? in
+      let index = launch - 1
+      guard state.sequence.steps.indices.contains(index) else { return nil }
+      let step = state.sequence.steps[index]
+      guard step.edit == .reboot || step.edit == .reusedPid else { return nil }
+      var model = ContractModel()
+      for earlier in state.sequence.steps[..<index] { _ = model.step(earlier, app: state.sequence.app) }
+      guard !model.deadSentinel else { return nil }
+      state.sequence.steps[index].edit = nil
+      return []
+    }
+  }
 
   private func decide(_ launch: Int, _ events: [[TargetEvent]]) -> Expectation? {
     state.withLock { state -> Expectation? in

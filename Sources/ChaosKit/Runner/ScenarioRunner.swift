@@ -38,7 +38,7 @@ public struct ScenarioRunner: Sendable {
       launches: for (index, spec) in scenario.launches.enumerated() {
         let number = index + 1
         do {
-          for action in spec.before {
+          for action in judge?.setup(number) ?? spec.before {
             if case .newBinary = action { target = try copyBinary(target, into: workDirectory + "/bin-\(number)") }
             try Setup.apply(action, stateDirectory: stateDirectory)
           }
@@ -224,7 +224,7 @@ public struct ScenarioRunner: Sendable {
     }
     var spec = spec
     if let judge,
-      let expect = judge(
+      let expect = judge.expect(
         number, started.map { (try? EventDecoder.decode(path: $0.directory + "/events.ndjson").events) ?? [] })
     {
       spec.expect = expect
