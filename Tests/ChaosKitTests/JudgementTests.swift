@@ -36,7 +36,12 @@ final class JudgementTests: XCTestCase {
     let third = try XCTUnwrap(judgement.judge.expect(3, [finished]))
     XCTAssertEqual(third.count, 0)
     XCTAssertEqual(judgement.notReached, ["handler.kv", "handler.kv"])
-    XCTAssertEqual(judgement.sequence.steps.map(\.action), [.clean, .clean, .clean])
+    XCTAssertEqual(judgement.sequence.steps.map(\.reached), [false, false, true])
+    XCTAssertEqual(judgement.sequence.steps.map(\.action), [handlerFault.action, handlerFault.action, .clean])
+    // Still injected in what is written: the scenario runs what ran.
+    let written = judgement.sequence.scenario(target: "t", baseApp: nil, path: "s.yaml")
+    XCTAssertEqual(written.launches.map(\.failpoints), ["handler.kv=segv", "handler.kv=segv", ""])
+    XCTAssertEqual(written.launches.map(\.expect.outcome), [.finished, .finished, .finished])
   }
 
   func testAFaultThatFiredDuringTheLaunchKeepsItsPrediction() throws {

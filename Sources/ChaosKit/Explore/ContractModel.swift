@@ -136,7 +136,8 @@ public struct ContractModel: Sendable, Equatable {
     var point: String?
     var kind: FaultKind?
     var terminated = false
-    switch step.action {
+    // A fault whose failpoint the run showed did not fire is a launch without it.
+    switch step.reached ? step.action : .clean {
     case .fault(let at, let fault):
       // A return(errno) only fails tasks; elsewhere it is not a fault.
       if fault != .ioError || at.hasPrefix("task.") {

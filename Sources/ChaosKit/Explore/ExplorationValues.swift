@@ -78,6 +78,9 @@ public struct ExplorationStep: Sendable, Equatable {
   /// Its failpoint was seen to fire after `launching_finished` (a request handler declared
   /// with the default phase): the model predicts it as a fault after the launch.
   var firedAfterLaunch = false
+  /// False once the run showed its failpoint never fired: the model predicts the launch as one
+  /// without the fault, which is still injected (the written scenario runs what ran).
+  var reached = true
 
   /// The failpoint its fault or stop is injected at, if any.
   var injectedPoint: String? {

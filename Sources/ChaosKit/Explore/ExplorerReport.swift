@@ -45,6 +45,8 @@ extension Explorer {
       public var path: String
       /// Whether it passed (the bug it recorded is fixed).
       public var passed: Bool
+      /// `passed`, `failed`, or `error` (it could not run, e.g. its target moved: skipped).
+      public var status: String
     }
 
     /// The divergence, shrunk.

@@ -2,7 +2,8 @@ import Foundation
 import Synchronization
 
 /// Judges each launch of a running sequence by what happened in it (a `LaunchJudge`): a launch
-/// whose injected failpoint did not fire is predicted as a launch without that fault (a request
+/// whose injected failpoint did not fire is predicted as a launch without that fault, still
+/// injected (a request
 /// handler nothing requested, a branch not taken), one whose failpoint fired after
 /// `launching_finished` as a fault after the launch. Where the target declares a phase the
 /// model still uses it; the judged sequence is what the run showed, and what is written.
@@ -10,8 +11,6 @@ final class Judgement: Sendable {
   private struct State {
     var sequence: ExplorationSequence
     var notReached: [String] = []
-    /// Launches stopped at a failpoint that never came: the watchdog, not the stop, ended them.
-    var unstopped: Set<Int> = []
   }
 
   private let state: Mutex<State>
@@ -19,7 +18,7 @@ final class Judgement: Sendable {
   /// Judges `sequence` as it runs.
   init(_ sequence: ExplorationSequence) { state = Mutex(State(sequence: sequence)) }
 
-  /// The sequence as judged so far: unreached faults removed, late ones moved after the launch.
+  /// The sequence as judged so far: unreached faults marked, late ones moved after the launch.
   var sequence: ExplorationSequence { state.withLock { $0.sequence } }
 
   /// The failpoints the model expected to fire in a launch that did not, once per such launch.
@@ -54,26 +53,15 @@ final class Judgement: Sendable {
       if let point = step.injectedPoint, !events.isEmpty {
         let firings = events.map { Self.firing(of: point, in: $0) }
         if firings.allSatisfy({ $0 == nil }) {
-          if case .sigterm = step.action, state.sequence.app.daemon { state.unstopped.insert(index) }
           // Counted where the model expected it to fire (not, say, a repair's point in a normal launch).
           if state.sequence.predictions[index].fired == point { state.notReached.append(point) }
-          state.sequence.steps[index].action = .clean
-          state.sequence.steps[index].skip = 0
+          state.sequence.steps[index].reached = false
         } else if firings == [.afterLaunch] {
           state.sequence.steps[index].firedAfterLaunch = true
         }
       }
       let sequence = state.sequence
-      var expect = ExplorationSequence.launch(sequence.steps[index], sequence.predictions[index], app: sequence.app)
-        .expect
-      if state.unstopped.contains(index) {
-        // It waited for a stop that never came (the daemon's own stop waits for it): whoever
-        // ended it, a launch that finished is not counted, which the next launch checks.
-        expect.outcome = nil
-        expect.signal = nil
-        expect.exitCode = nil
-      }
-      return expect
+      return ExplorationSequence.launch(sequence.steps[index], sequence.predictions[index], app: sequence.app).expect
     }
   }
 
