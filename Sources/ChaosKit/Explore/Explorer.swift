@@ -24,8 +24,9 @@ public struct Explorer: Sendable {
     /// directory), written into the scenario as `env:` — e.g. the app's data directory, so
     /// that runs do not share it.
     public var environment: [String: String] = [:]
-    /// Scratch space for runs (removed as they pass).
-    public var artifactsDirectory = NSTemporaryDirectory() + "chaos-explore-\(getpid())"
+    /// Scratch space for runs (removed as they pass); each explorer its own, also in one process.
+    public var artifactsDirectory =
+      NSTemporaryDirectory() + "chaos-explore-\(getpid())-\(UUID().uuidString.prefix(8).lowercased())"
     /// Requests (`requests:` of the scenario format) sent in every launch of a daemon once it
     /// finished launching, so failpoints in request handlers are reached (`--workload`). They
     /// are written with `optional: true`: a fault may end the server mid-request.
