@@ -157,7 +157,7 @@ extension LaunchOrganizer {
     let previousCrash = reports.map(\.cause).max { $0.recordedAt < $1.recordedAt }
     if let previousCrash { state.lastCrashCause = previousCrash.clamped() }
     consumedFiles += reports.map(\.path)
-    let previousAttempt: Int? = nil
+    let previousAttempt = counted.isEmpty ? nil : state.attemptedProtectLevel
 
     var resetByNewBinary = false
     let executable = environment.executableID()
