@@ -44,6 +44,13 @@ final class JudgementTests: XCTestCase {
     XCTAssertEqual(written.launches.map(\.expect.outcome), [.finished, .finished, .finished])
   }
 
+  /// A shrink candidate is judged by its own run, not by what the run it came from showed.
+  func testEachRunIsJudgedAfresh() {
+    let judgement = Judgement(sequence([handlerFault]))
+    _ = judgement.judge.expect(1, [[event("launch", line: 1)]])
+    XCTAssertEqual(Judgement(judgement.sequence).sequence.steps[0].reached, true)
+  }
+
   func testAFaultThatFiredDuringTheLaunchKeepsItsPrediction() throws {
     let judgement = Judgement(sequence([handlerFault, clean]))
     let fired = [

@@ -15,8 +15,15 @@ final class Judgement: Sendable {
 
   private let state: Mutex<State>
 
-  /// Judges `sequence` as it runs.
-  init(_ sequence: ExplorationSequence) { state = Mutex(State(sequence: sequence)) }
+  /// Judges `sequence` as it runs, afresh: what an earlier run showed is forgotten.
+  init(_ sequence: ExplorationSequence) {
+    var fresh = sequence
+    for index in fresh.steps.indices {
+      fresh.steps[index].reached = true
+      fresh.steps[index].firedAfterLaunch = false
+    }
+    state = Mutex(State(sequence: fresh))
+  }
 
   /// The sequence as judged so far: unreached faults marked, late ones moved after the launch.
   var sequence: ExplorationSequence { state.withLock { $0.sequence } }
