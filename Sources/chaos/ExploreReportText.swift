@@ -82,7 +82,7 @@ enum ExploreReportText {
       lines.append("explore: 0 passed, 1 failed")
     } else {
       lines.append("FLAKY divergence \(found): \(failure.firstDifference)")
-      lines.append("not reproduced: \(reruns) of the shrunk scenario (\(failure.shrunkLaunches) launches)")
+      lines.append("not reproduced by the shrunk scenario (\(failure.shrunkLaunches) launches): \(reruns)")
       for (index, verdict) in failure.reruns.enumerated() { lines.append("  re-run \(index + 1): \(verdict)") }
       if let evidence = failure.evidence {
         lines.append(

@@ -94,6 +94,8 @@ extension Explorer {
   /// same way on every re-run) is this run's failure, copied to `--out`.
   func replayStore(_ report: inout Report, runner: ScenarioRunner, started: Date) -> Report.Failure? {
     guard let store = options.store else { return nil }
+    // An empty store is still a store: shards that found nothing have one to merge.
+    try? FileManager.default.createDirectory(atPath: store, withIntermediateDirectories: true)
     for path in FailureStore.entries(in: store) {
       guard let scenario = try? ScenarioLoader.load(path: path) else { continue }
       let result = runner.run(scenario)
