@@ -16,6 +16,7 @@ let package = Package(
         .product(name: "LaunchProtection", package: "LaunchChaos"),
         .product(name: "LaunchTasks", package: "LaunchChaos"),
         .product(name: "ChaosProbe", package: "LaunchChaos"),
+        .product(name: "Failpoints", package: "LaunchChaos"),
       ]
     ),
     .testTarget(

@@ -13,15 +13,19 @@ struct ExploreCommand: ParsableCommand {
       fault kind, SIGTERM during launch, reboots, new binaries, corrupt state, a reused pid, I/O \
       errors. A model of the contract predicts each launch; the sequence runs as a scenario. On \
       the first divergence the sequence is shrunk and written to --out as a scenario file; \
-      `chaos run` on it fails the same way. Exit status: 0 nothing diverged, 1 a failure was \
-      found (and written), 2 usage errors.
+      `chaos run` on it fails the same way. A launch whose injected failpoint did not fire is \
+      judged as a launch without that fault ("not reached"). Exit status: 0 nothing diverged, 1 \
+      a divergence confirmed by every re-run (written), 2 usage or scenario errors, 3 a flaky \
+      divergence (not reproduced on re-run; 1 with --strict-flaky).
 
       Examples:
         chaos explore --seed 1 --time 60s
         chaos explore --seed 1 --sequences 20 --html explore.html
-        chaos explore --target .build/debug/mydaemon \\
-          --env 'MYDAEMON_DATA=${CHAOS_STATE_DIR}/data' --sequences 200
-      """)
+        chaos explore --target .build/debug/myserver --workload workload.yaml --sequences 200
+        chaos explore --seed 1 --time 10m --shard 2/4 --store explore-store
+        chaos explore merge shard-1/ shard-2/ shard-3/ shard-4/ --into explore-store
+      """,
+    subcommands: [ExploreMergeCommand.self])
 
   @Option(help: "The target (default: the reference app next to chaos). It must list its failpoints.")
   var target: String?
@@ -60,12 +64,36 @@ struct ExploreCommand: ParsableCommand {
       valueName: "file"))
   var html: String?
 
+  @Option(help: "A YAML file whose requests: (scenario format) every daemon launch makes once it finished launching.")
+  var workload: String?
+
+  @Flag(help: "Fail (exit 1) on a flaky divergence too, instead of exit 3.")
+  var strictFlaky = false
+
+  @Option(help: "A failure store: replayed before exploring, added to when a divergence is confirmed.")
+  var store: String?
+
+  @Option(
+    help: ArgumentHelp(
+      "Explore shard i of n (sequence k goes to shard k mod n + 1). Default: Bazel's TEST_SHARD_INDEX/TEST_TOTAL_SHARDS, then JOB_COMPLETION_INDEX with --shards.",
+      valueName: "i/n"))
+  var shard: String?
+
+  @Option(parsing: .unconditional, help: "The total shards, with a Kubernetes Indexed Job's JOB_COMPLETION_INDEX.")
+  var shards: Int?
+
   func validate() throws {
     if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1, not \(jobs)") }
     if let sequences, sequences < 1 { throw ValidationError("--sequences must be at least 1, not \(sequences)") }
     if let time, Self.seconds(time) == nil { throw ValidationError("--time takes a duration like 60s, 500ms or 5m") }
     if let bad = environment.first(where: { !$0.contains("=") || $0.hasPrefix("=") }) {
       throw ValidationError("--env takes KEY=VALUE, not '\(bad)'")
+    }
+    if let shards, shards < 1 { throw ValidationError("--shards must be at least 1, not \(shards)") }
+    do {
+      _ = try ExploreShard.resolve(flag: shard, shards: shards, environment: ProcessInfo.processInfo.environment)
+    } catch {
+      throw ValidationError(error.description)
     }
     if let app, (try? JSONDecoder().decode(JSONValue.self, from: Data(app.utf8)))?.isObject != true {
       throw ValidationError("--app must be a JSON object, e.g. '{\"threshold\": 3}'")
@@ -100,8 +128,28 @@ struct ExploreCommand: ParsableCommand {
     options.jobs = jobs ?? options.jobs
     options.outDirectory = URL(fileURLWithPath: out).standardizedFileURL.path
     options.recordsTimeline = html != nil
+    options.store = store.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+    let environment = ProcessInfo.processInfo.environment
+    if let shard = try? ExploreShard.resolve(flag: shard, shards: shards, environment: environment) {
+      options.shardIndex = shard.index
+      options.shardCount = shard.count
+      // Bazel asks a sharded test to say it shards.
+      if shard.source == "TEST_SHARD_INDEX", let status = environment["TEST_SHARD_STATUS_FILE"] {
+        _ = FileManager.default.createFile(atPath: status, contents: nil)
+      }
+    }
+    if let workload {
+      do {
+        options.workload = try WorkloadLoader.load(path: workload)
+        options.workloadDirectory = URL(fileURLWithPath: workload).standardizedFileURL.deletingLastPathComponent().path
+      } catch {
+        FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+        throw ExitCode(2)
+      }
+    }
     let live = isatty(1) == 1 && ProcessInfo.processInfo.environment["CI"] == nil
-    print("chaos explore: \(program), seed \(seed), \(options.jobs) jobs")
+    let shardText = options.shardCount > 1 ? ", shard \(options.shardIndex + 1)/\(options.shardCount)" : ""
+    print("chaos explore: \(program), seed \(seed)\(shardText), \(options.jobs) jobs")
     let report: Explorer.Report
     do {
       report = try Explorer(options: options).run { sequences, launches, seconds, divergences in
@@ -129,61 +177,7 @@ struct ExploreCommand: ParsableCommand {
       try Data(page.utf8).write(to: URL(fileURLWithPath: html))
       print("HTML report: \(URL(fileURLWithPath: html).standardizedFileURL.path)")
     }
-    if report.failure != nil { throw ExitCode(1) }
-  }
-}
-
-/// The end-of-run text: totals, the coverage table, the failure.
-enum ExploreReportText {
-  static func render(_ report: Explorer.Report) -> String {
-    var lines = [
-      String(
-        format: "%d sequences, %d launches in %.1f s (%.1f launches/s)", report.sequences, report.launches,
-        report.seconds, report.seconds > 0 ? Double(report.launches) / report.seconds : 0)
-    ]
-    let kinds = FaultKind.allCases.map(\.rawValue) + ["sigterm"]
-    let width = max(18, (report.declaredFailpoints.map(\.count).max() ?? 0) + 2)
-    lines.append("")
-    lines.append("Coverage: how often each fault fired at each failpoint")
-    lines.append(
-      "failpoint".padding(toLength: width, withPad: " ", startingAt: 0)
-        + kinds.map { String($0.prefix(6)).padding(toLength: 7, withPad: " ", startingAt: 0) }.joined())
-    var missing = 0
-    var possible = 0
-    for point in report.declaredFailpoints {
-      let row = report.coverage[point] ?? [:]
-      let cells = kinds.map { kind -> String in
-        // return(errno) only fails tasks: elsewhere it is not a fault, and is never drawn.
-        if kind == FaultKind.ioError.rawValue && !point.hasPrefix("task.") { return "-      " }
-        possible += 1
-        let count = row[kind] ?? 0
-        if count == 0 { missing += 1 }
-        return (count == 0 ? "." : String(count)).padding(toLength: 7, withPad: " ", startingAt: 0)
-      }
-      lines.append(point.padding(toLength: width, withPad: " ", startingAt: 0) + cells.joined())
-    }
-    let pointsReached = report.declaredFailpoints.filter { !(report.coverage[$0] ?? [:]).isEmpty }.count
-    let kindsReached = kinds.filter { kind in report.coverage.values.contains { ($0[kind] ?? 0) > 0 } }.count
-    lines.append(
-      "failpoints reached: \(pointsReached) of \(report.declaredFailpoints.count); fault kinds reached: \(kindsReached) of \(kinds.count); cells never reached: \(missing) of \(possible)"
-    )
-    lines.append(
-      "protect mode: \(report.protectLaunches) launches; levels reached: \(report.levelsReached.sorted().map(String.init).joined(separator: ", ")) \(report.customPolicy ? "(a custom policy: one more level each time a repair dies)" : "(configured up to \(report.levelsConfigured.max() ?? 1))")"
-    )
-    lines.append(
-      "launches of several processes on one state directory: \(report.sharedLaunches); faults on a failpoint's second pass: \(report.secondPassFaults)"
-    )
-    lines.append("")
-    if let failure = report.failure {
-      lines.append("DIVERGENCE after \(String(format: "%.1f", failure.secondsToFind)) s: \(failure.firstDifference)")
-      lines.append(
-        "shrunk from \(failure.originalLaunches) to \(failure.shrunkLaunches) launches in \(String(format: "%.1f", failure.secondsToShrink)) s\(failure.confirmed ? ", confirmed by re-running the written file" : " (NOT confirmed on re-run: flaky?)")"
-      )
-      lines.append("written: \(failure.path)   (chaos run \(failure.path))")
-      lines.append("explore: 0 passed, 1 failed")
-    } else {
-      lines.append("explore: \(report.sequences) passed, 0 failed")
-    }
-    return lines.joined(separator: "\n")
+    guard let failure = report.failure else { return }
+    throw ExitCode(failure.confirmed || strictFlaky ? 1 : 3)
   }
 }

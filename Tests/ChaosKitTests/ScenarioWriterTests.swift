@@ -32,6 +32,9 @@ final class ScenarioWriterTests: XCTestCase {
       XCTAssertEqual(b.expect.events, a.expect.events, place)
       XCTAssertEqual(b.expect.state?.count, a.expect.state?.count, place)
       XCTAssertEqual(b.expect.state?.attemptedLevel, a.expect.state?.attemptedLevel, place)
+      XCTAssertEqual(b.requests.map(\.action), a.requests.map(\.action), place)
+      XCTAssertEqual(b.requests.map(\.afterEvent), a.requests.map(\.afterEvent), place)
+      XCTAssertEqual(b.requests.map(\.optional), a.requests.map(\.optional), place)
     }
   }
 
@@ -61,5 +64,37 @@ final class ScenarioWriterTests: XCTestCase {
     var custom = written
     custom.daemon = DaemonSpec(stopAfter: 0.25, stopTimeout: 2)
     XCTAssertEqual(try roundTrip(custom).daemon, DaemonSpec(stopAfter: 0.25, stopTimeout: 2))
+  }
+
+  /// `--workload`: the requests every daemon launch makes are written into the scenario (as
+  /// optional steps), so the shrunk repro reaches the same request-time failpoints.
+  func testAWorkloadIsWrittenIntoTheScenario() throws {
+    let folder = NSTemporaryDirectory() + "workload-\(getpid())"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    try """
+    requests:
+      - http: { method: PUT, path: /kv/a, body: "x y", headers: { X-Token: t }, status: 204, retry_for: 2s }
+      - command: [sh, -c, "echo 'quoted' \\"twice\\""]
+        output_contains: twice
+        after_event: listening
+    """.write(toFile: folder + "/workload.yaml", atomically: true, encoding: .utf8)
+    let workload = try WorkloadLoader.load(path: folder + "/workload.yaml")
+    XCTAssertEqual(workload.count, 2)
+    var app = ExplorationApp(threshold: 2, levels: [], protectFinishes: true, lifeActions: [])
+    app.declared = true
+    app.daemon = true
+    var options = Explorer.Options(target: "/bin/true")
+    options.workload = workload
+    let sequence = SequenceGenerator(declared: ["handler.kv"], declaredApp: app).sequence(seed: 2, index: 0)
+    let written = Explorer(options: options).scenario(sequence, name: "w")
+    let loaded = try roundTrip(written)
+    XCTAssertTrue(loaded.launches.contains { !$0.requests.isEmpty })
+    for launch in loaded.launches where launch.sendSignal == nil {
+      XCTAssertEqual(launch.requests.map(\.action), workload.map(\.action))
+      XCTAssertTrue(launch.requests.allSatisfy(\.optional), "a fault may end the server mid-request")
+    }
+    assertSameLaunches(written, loaded, "workload")
+    XCTAssertThrowsError(try WorkloadLoader.load(path: folder + "/missing.yaml"))
   }
 }

@@ -46,6 +46,11 @@ public struct ContractModel: Sendable, Equatable {
   /// or after the launch finished (life actions).
   enum Place { case launch, repairStart, repairFinish, afterLaunch }
 
+  /// Where `step`'s fault at `point` fires: where it was seen to, else where the target declares it.
+  static func place(of point: String, in step: ExplorationStep, app: ExplorationApp) -> Place {
+    step.firedAfterLaunch ? .afterLaunch : place(of: point, in: app)
+  }
+
   static func place(of point: String, in app: ExplorationApp) -> Place {
     switch point {
     case "protect.begin": .repairStart
@@ -131,7 +136,8 @@ public struct ContractModel: Sendable, Equatable {
     var point: String?
     var kind: FaultKind?
     var terminated = false
-    switch step.action {
+    // A fault whose failpoint the run showed did not fire is a launch without it.
+    switch step.reached ? step.action : .clean {
     case .fault(let at, let fault):
       // A return(errno) only fails tasks; elsewhere it is not a fault.
       if fault != .ioError || at.hasPrefix("task.") {
@@ -144,7 +150,7 @@ public struct ContractModel: Sendable, Equatable {
     case .clean, .storageError:
       break
     }
-    func fires(_ place: Place) -> Bool { point.map { Self.place(of: $0, in: app) == place } ?? false }
+    func fires(_ place: Place) -> Bool { point.map { Self.place(of: $0, in: step, app: app) == place } ?? false }
 
     var died = false
     if protect {

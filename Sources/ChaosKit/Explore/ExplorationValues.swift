@@ -75,6 +75,20 @@ public struct ExplorationStep: Sendable, Equatable {
   public var skip: Int
   /// Processes started at once on the same state directory (`parallel:`).
   public var processes: Int
+  /// Its failpoint was seen to fire after `launching_finished` (a request handler declared
+  /// with the default phase): the model predicts it as a fault after the launch.
+  var firedAfterLaunch = false
+  /// False once the run showed its failpoint never fired: the model predicts the launch as one
+  /// without the fault, which is still injected (the written scenario runs what ran).
+  var reached = true
+
+  /// The failpoint its fault or stop is injected at, if any.
+  var injectedPoint: String? {
+    switch action {
+    case .fault(let point, _), .sigterm(let point): point
+    case .clean, .storageError: nil
+    }
+  }
 
   /// A launch.
   public init(edit: StateEdit?, action: LaunchAction, skip: Int = 0, processes: Int = 1) {

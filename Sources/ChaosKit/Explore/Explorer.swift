@@ -24,75 +24,32 @@ public struct Explorer: Sendable {
     /// directory), written into the scenario as `env:` — e.g. the app's data directory, so
     /// that runs do not share it.
     public var environment: [String: String] = [:]
-    /// Scratch space for runs (removed as they pass).
-    public var artifactsDirectory = NSTemporaryDirectory() + "chaos-explore-\(getpid())"
+    /// Scratch space for runs (removed as they pass); each explorer its own, also in one process.
+    public var artifactsDirectory =
+      NSTemporaryDirectory() + "chaos-explore-\(getpid())-\(UUID().uuidString.prefix(8).lowercased())"
+    /// Requests (`requests:` of the scenario format) sent in every launch of a daemon once it
+    /// finished launching, so failpoints in request handlers are reached (`--workload`). They
+    /// are written with `optional: true`: a fault may end the server mid-request.
+    public var workload: [RequestStep] = []
+    /// The folder the workload's commands run in and resolve relative paths from (the
+    /// workload file's); nil: a scratch folder.
+    public var workloadDirectory: String?
+    /// How often a shrunk divergence is re-run; it is confirmed only if every re-run fails the
+    /// same way, else it is reported as flaky.
+    public var reruns = 3
+    /// A failure store (`--store`): a directory of minimal failing scenarios, keyed by what
+    /// diverged, replayed before exploring and added to when a divergence is confirmed.
+    public var store: String?
+    /// This run explores sequence k of the campaign when k mod `shardCount` is `shardIndex`
+    /// (0-based); `sequences` counts the whole campaign.
+    public var shardIndex = 0
+    /// The number of shards the campaign is split into.
+    public var shardCount = 1
     /// Keep each process's events in the results the report holds (for `chaos explore --html`).
     public var recordsTimeline = false
 
     /// Options for a target.
     public init(target: String) { self.target = target }
-  }
-
-  /// What exploration found and reached.
-  public struct Report: Codable, Sendable {
-    /// The run's seed (`--seed`).
-    public var seed: UInt64
-    /// Sequences run.
-    public var sequences = 0
-    /// Launches run, every process of a shared launch counted.
-    public var launches = 0
-    /// Wall-clock seconds of the run.
-    public var seconds = 0.0
-    /// failpoint → fault kind → times it fired.
-    public var coverage: [String: [String: Int]] = [:]
-    /// Launches that ran in protect mode.
-    public var protectLaunches = 0
-    /// The protect levels launches reached.
-    public var levelsReached: Set<Int> = []
-    /// The protect levels the explored configurations had.
-    public var levelsConfigured: Set<Int> = []
-    /// The target's policy is a custom `shouldProtect` closure: its levels are 1, 2, 3… as repairs keep dying.
-    public var customPolicy = false
-    /// The failpoints the target lists (`CHAOS_LIST_FAILPOINTS`).
-    public var declaredFailpoints: [String] = []
-    /// Launches that ran several processes at once on one state directory.
-    public var sharedLaunches = 0
-    /// Faults that fired only on a failpoint's second pass (a life action run twice).
-    public var secondPassFaults = 0
-    /// The first divergence, shrunk; nil when every launch matched its prediction.
-    public var failure: Failure?
-    /// Each sequence's verdict, in the order they finished.
-    public var verdicts: [SequenceVerdict] = []
-
-    /// The divergence, shrunk.
-    public struct Failure: Codable, Sendable {
-      /// The seed of the sequence that diverged.
-      public var sequenceSeed: UInt64
-      /// Its length before shrinking.
-      public var originalLaunches: Int
-      /// Its length after shrinking.
-      public var shrunkLaunches: Int
-      /// What differed first: launch, field, predicted and seen.
-      public var firstDifference: String
-      /// Seconds from the start of the run to the divergence.
-      public var secondsToFind: Double
-      /// Seconds the shrinker took.
-      public var secondsToShrink: Double
-      /// The scenario file written to `--out`.
-      public var path: String
-      /// Whether the written scenario, run again, failed the same way.
-      public var confirmed: Bool
-      /// Every candidate the shrinker tried, in order.
-      public var shrinkSteps: [ShrinkStep] = []
-      /// The written scenario file's text.
-      public var scenarioText = ""
-      /// The launch where the target and the model first disagreed (in the minimal scenario).
-      public var divergentLaunch: Int?
-      /// The model's prediction for that launch beside what its processes did.
-      public var comparison: [PredictionComparison] = []
-      /// The run of the minimal scenario (of the original sequence when that run passed).
-      public var run: ScenarioResult?
-    }
   }
 
   /// Progress after each sequence: (sequences, launches, seconds, divergences).
@@ -129,8 +86,18 @@ public struct Explorer: Sendable {
     runOptions.recordsTimeline = options.recordsTimeline
     let runner = ScenarioRunner(options: runOptions)
     let started = Date()
-    let state = Mutex(Report(seed: options.seed))
-    state.withLock { $0.declaredFailpoints = generator.points + generator.lifePoints }
+    try? FileManager.default.createDirectory(
+      atPath: options.artifactsDirectory + "/explore", withIntermediateDirectories: true)
+    var initial = Report(seed: options.seed)
+    if options.shardCount > 1 { initial.shard = "\(options.shardIndex + 1)/\(options.shardCount)" }
+    initial.declaredFailpoints = generator.points + generator.lifePoints
+    if let replayed = replayStore(&initial, runner: runner, started: started) {
+      initial.failure = replayed
+      initial.seconds = Date().timeIntervalSince(started)
+      try? FileManager.default.removeItem(atPath: options.artifactsDirectory)
+      return initial
+    }
+    let state = Mutex(initial)
     let next = Mutex(0)
     let found = Mutex<(ExplorationSequence, ScenarioResult, Double)?>(nil)
     let budgetSeconds = options.seconds
@@ -139,13 +106,16 @@ public struct Explorer: Sendable {
       while found.withLock({ $0 == nil }) && !ChildRegistry.shared.isCancelled {
         let elapsed = Date().timeIntervalSince(started)
         if let budgetSeconds, elapsed >= budgetSeconds { return }
-        let index = next.withLock { value -> Int in
+        let local = next.withLock { value -> Int in
           defer { value += 1 }
           return value
         }
+        let index = Self.campaignIndex(local, shardIndex: options.shardIndex, shardCount: options.shardCount)
         if let budgetSequences, index >= budgetSequences { return }
-        let sequence = generator.sequence(seed: options.seed, index: index)
-        let result = runner.run(scenario(sequence, name: "s\(index)"))
+        let original = generator.sequence(seed: options.seed, index: index)
+        let judgement = Judgement(original)
+        let result = runner.run(scenario(original, name: "s\(index)"), judge: judgement.judge)
+        let sequence = judgement.sequence
         let verdict = SequenceVerdict(
           index: index, seed: sequence.seed, summary: sequence.summary, launches: sequence.steps.count,
           processes: result.processes.count, passed: result.passed,
@@ -157,6 +127,7 @@ public struct Explorer: Sendable {
           report.sequences += 1
           report.verdicts.append(verdict)
           report.launches += result.processes.count
+          for point in judgement.notReached { report.notReached[point, default: 0] += 1 }
           for prediction in predictions.prefix(ran) {
             if prediction.mode == "protect" { report.protectLaunches += 1 }
             if let level = prediction.level { report.levelsReached.insert(level) }
@@ -186,6 +157,7 @@ public struct Explorer: Sendable {
       }
     }
     var report = state.withLock { $0 }
+    report.neverFired = report.declaredFailpoints.filter { (report.coverage[$0] ?? [:]).isEmpty }
     report.seconds = Date().timeIntervalSince(started)
     if let (sequence, result, secondsToFind) = found.withLock({ $0 }) {
       report.failure = shrinkAndWrite(sequence, result, runner: runner, secondsToFind: secondsToFind)
@@ -194,9 +166,28 @@ public struct Explorer: Sendable {
     return report
   }
 
+  /// The campaign's sequence number of this shard's `local`-th sequence.
+  package static func campaignIndex(_ local: Int, shardIndex: Int, shardCount: Int) -> Int {
+    local * max(1, shardCount) + shardIndex
+  }
+
   func scenario(_ sequence: ExplorationSequence, name: String) -> Scenario {
-    sequence.scenario(
-      target: options.target, baseApp: options.app, environment: options.environment, path: "explore/\(name).yaml")
+    var scenario = sequence.scenario(
+      target: options.target, baseApp: options.app, environment: options.environment,
+      path: (options.workloadDirectory ?? options.artifactsDirectory + "/explore") + "/\(name).yaml")
+    if sequence.app.daemon, !options.workload.isEmpty {
+      let requests = options.workload.map { step in
+        var step = step
+        step.optional = true
+        return step
+      }
+      // Not with a stop at a hung failpoint: `send_signal` waits for the requests, which would
+      // wait for a launch that never finishes.
+      for index in scenario.launches.indices where scenario.launches[index].sendSignal == nil {
+        scenario.launches[index].requests = requests
+      }
+    }
+    return scenario
   }
 
   /// The first failure message of a run: `launch N: expected …, saw …` (no scratch path, pid
@@ -231,61 +222,4 @@ public struct Explorer: Sendable {
     else { return nil }
     return String(message[expected.upperBound...].prefix { $0 != " " })
   }
-
-  private func shrinkAndWrite(
-    _ original: ExplorationSequence, _ result: ScenarioResult, runner: ScenarioRunner, secondsToFind: Double
-  ) -> Report.Failure {
-    let started = Date()
-    var attempt = 0
-    var steps: [ShrinkStep] = []
-    let kind = Self.failureKind(result)
-    func fails(_ candidate: ExplorationSequence) -> Bool {
-      attempt += 1
-      let run = runner.run(self.scenario(candidate, name: "shrink-\(attempt)"))
-      let same = kind != nil && Self.failureKind(run) == kind
-      steps.append(
-        ShrinkStep(
-          attempt: attempt, summary: candidate.summary, launches: candidate.steps.count, kept: same,
-          verdict: run.passed ? "passed" : Self.firstDifference(run)))
-      return same
-    }
-    let shrunk = Shrinker.shrink(original, budget: 300, fails: fails)
-    // Confirm: the written file, loaded back, fails when run like any scenario.
-    try? FileManager.default.createDirectory(atPath: options.outDirectory, withIntermediateDirectories: true)
-    let path = options.outDirectory + "/explore-seed-\(original.seed).yaml"
-    let confirmation = runner.run(self.scenario(shrunk, name: "confirm"))
-    let difference = Self.firstDifference(confirmation.passed ? result : confirmation)
-    let comments = [
-      "Found by: chaos explore --seed \(options.seed) (sequence seed \(original.seed))",
-      "Shrunk from \(original.steps.count) launches to \(shrunk.steps.count).",
-      "What differed: " + difference.replacingOccurrences(of: "\n", with: " "),
-      "The expectations are what the protection contract predicts; `chaos run` on this file fails until the bug is fixed.",
-    ]
-    var scenario = self.scenario(shrunk, name: "explore-seed-\(original.seed)")
-    scenario.target = Self.portableTarget(options.target, from: options.outDirectory)
-    scenario.name = "explore: seed \(original.seed), \(shrunk.steps.count) launches"
-    scenario.description = "a crash loop generated by chaos explore where the target and the contract model disagree"
-    let text = ScenarioWriter.yaml(scenario, comments: comments)
-    try? text.write(toFile: path, atomically: true, encoding: .utf8)
-    var confirmed = false
-    if let loaded = try? ScenarioLoader.load(path: path) { confirmed = !runner.run(loaded).passed }
-    var shown = confirmation.passed ? result : confirmation
-    shown.artifacts = nil  // the scratch directory is removed when exploring ends
-    let divergent = shown.processes.first { !$0.failures.isEmpty }?.launch
-    let predictions = (confirmation.passed ? original : shrunk).predictions
-    var comparison: [PredictionComparison] = []
-    if let divergent, predictions.indices.contains(divergent - 1) {
-      comparison = PredictionComparison.compare(
-        predictions[divergent - 1], shown.processes.filter { $0.launch == divergent })
-    }
-    return Report.Failure(
-      sequenceSeed: original.seed, originalLaunches: original.steps.count, shrunkLaunches: shrunk.steps.count,
-      firstDifference: difference, secondsToFind: secondsToFind, secondsToShrink: Date().timeIntervalSince(started),
-      path: path, confirmed: confirmed, shrinkSteps: steps, scenarioText: text, divergentLaunch: divergent,
-      comparison: comparison, run: shown)
-  }
 }
-
-/// Makes a failing sequence as small as it can while it still fails: drop launches, then
-/// simplify each (no state edit, a plain segv, a plain task), then the configuration (lower
-/// threshold, fewer levels, protect-finish on).

@@ -32,6 +32,10 @@ enum ScenarioWriter {
       if let delivery = spec.sendSignal {
         add("send_signal: { signal: \(Signals.name(delivery.signal)), after_event: \(quoted(delivery.afterEvent)) }")
       }
+      if !spec.requests.isEmpty {
+        add("requests:")
+        lines += spec.requests.map { "      - " + request($0) }
+      }
       add("expect: { \(expectation(spec.expect)) }")
     }
     return lines.joined(separator: "\n") + "\n"
@@ -59,6 +63,32 @@ enum ScenarioWriter {
       fields.append("state: { \(stateFields.joined(separator: ", ")) }")
     }
     return fields.joined(separator: ", ")
+  }
+
+  /// A `requests:` entry as a flow mapping.
+  static func request(_ step: RequestStep) -> String {
+    var fields: [String] = []
+    switch step.action {
+    case .http(let http):
+      var inner = ["method: \(http.method)", "path: \(quoted(http.path))"]
+      if let body = http.body { inner.append("body: \(quoted(body))") }
+      if !http.headers.isEmpty { inner.append("headers: \(json(.object(http.headers.mapValues(JSONValue.string))))") }
+      if let port = http.port { inner.append("port: \(port)") }
+      if http.status != 200 { inner.append("status: \(http.status)") }
+      if let text = http.bodyContains { inner.append("body_contains: \(quoted(text))") }
+      if let text = http.bodyEquals { inner.append("body_equals: \(quoted(text))") }
+      if http.timeoutSeconds != 2 { inner.append("timeout: \(seconds(http.timeoutSeconds))") }
+      if http.retryForSeconds > 0 { inner.append("retry_for: \(seconds(http.retryForSeconds))") }
+      fields.append("http: { \(inner.joined(separator: ", ")) }")
+    case .command(let command):
+      fields.append("command: \(json(.array(command.arguments.map(JSONValue.string))))")
+      if command.exitCode != 0 { fields.append("exit_code: \(command.exitCode)") }
+      if let text = command.outputContains { fields.append("output_contains: \(quoted(text))") }
+      if command.timeoutSeconds != 5 { fields.append("timeout: \(seconds(command.timeoutSeconds))") }
+    }
+    if step.afterEvent != "launching_finished" { fields.append("after_event: \(quoted(step.afterEvent))") }
+    if step.optional { fields.append("optional: true") }
+    return "{ " + fields.joined(separator: ", ") + " }"
   }
 
   private static func setup(_ action: SetupAction) -> String {

@@ -85,13 +85,19 @@ public struct ExplorationSequence: Sendable, Equatable {
     expect.outcome = prediction.outcome
     expect.signal = prediction.signal
     if app.daemon, prediction.outcome != .finished, let fired = prediction.fired,
-      ContractModel.place(of: fired, in: app) == .afterLaunch
+      ContractModel.place(of: fired, in: step, app: app) == .afterLaunch
     {
       // A fault after the launch races the harness's stop (`daemon:`): either may end the
       // daemon. That neither is counted is the next launch's count.
       expect.outcome = nil
       expect.signal = nil
       expect.events = [EventPattern(name: "launching_finished", fields: [:])]
+    }
+    if app.daemon, case .sigterm = step.action, !step.reached {
+      // It waited for a stop at a failpoint that never came (the harness's own stop waits for
+      // it): whoever ended it, a launch that finished is not counted, which the next launch checks.
+      expect.outcome = nil
+      expect.signal = nil
     }
     if app.declared, case .sigterm = step.action {
       // How a foreign target ends after a stop request (dies by SIGTERM, shuts down gracefully,

@@ -12,6 +12,12 @@ public struct ScenarioRunner: Sendable {
 
   /// Runs the scenario; `round` numbers repeats of the whole scenario (`--repeat`).
   public func run(_ scenario: Scenario, round: Int = 1) -> ScenarioResult {
+    run(scenario, round: round, judge: nil)
+  }
+
+  /// Runs the scenario, letting `judge` re-decide each launch's expectations from what its
+  /// processes showed before they are checked (`chaos explore`).
+  package func run(_ scenario: Scenario, round: Int = 1, judge: LaunchJudge?) -> ScenarioResult {
     let started = Date()
     let suffix = options.repeatCount > 1 ? "-r\(round)" : ""
     let workDirectory = "\(options.artifactsDirectory)/\(scenario.group)-\(scenario.identifier)\(suffix)"
@@ -32,7 +38,7 @@ public struct ScenarioRunner: Sendable {
       launches: for (index, spec) in scenario.launches.enumerated() {
         let number = index + 1
         do {
-          for action in spec.before {
+          for action in judge?.setup(number) ?? spec.before {
             if case .newBinary = action { target = try copyBinary(target, into: workDirectory + "/bin-\(number)") }
             try Setup.apply(action, stateDirectory: stateDirectory)
           }
@@ -57,7 +63,7 @@ public struct ScenarioRunner: Sendable {
           }
           let processes = runLaunch(
             scenario, spec, number: number, iteration: iteration, target: target, workDirectory: workDirectory,
-            stateDirectory: stateDirectory, stoppedEarlier: stoppedEarlier, restart: restart)
+            stateDirectory: stateDirectory, stoppedEarlier: stoppedEarlier, restart: restart, judge: judge)
           result.processes += processes
           stoppedEarlier = Dictionary(
             processes.filter(\.stoppedByHarness).map { ($0.targetPid ?? $0.pid, number) }, uniquingKeysWith: { $1 })
@@ -122,7 +128,7 @@ public struct ScenarioRunner: Sendable {
   /// number; this launch must not count them.
   private func runLaunch(
     _ scenario: Scenario, _ spec: LaunchSpec, number: Int, iteration: Int, target: String, workDirectory: String,
-    stateDirectory: String, stoppedEarlier: [pid_t: Int], restart: (number: Int, delay: Double)?
+    stateDirectory: String, stoppedEarlier: [pid_t: Int], restart: (number: Int, delay: Double)?, judge: LaunchJudge?
   ) -> [ProcessResult] {
     var label = "launch-\(number)"
     if spec.repeatCount > 1 { label += "-r\(iteration)" }
@@ -216,6 +222,13 @@ public struct ScenarioRunner: Sendable {
         requestResults[child.pid] = session.finish()
       }
     }
+    var spec = spec
+    if let judge,
+      let expect = judge.expect(
+        number, started.map { (try? EventDecoder.decode(path: $0.directory + "/events.ndjson").events) ?? [] })
+    {
+      spec.expect = expect
+    }
     for child in started {
       let (end, reaped) = ends[child.pid]!
       var result = observe(
@@ -227,7 +240,10 @@ public struct ScenarioRunner: Sendable {
       if let requests = requestResults[child.pid] {
         result.requests = requests
         result.failures += requests.compactMap { request in
-          request.failure.map { "request \(request.index) \(request.label) (line \(request.line)): \($0)" }
+          guard !spec.requests.indices.contains(request.index - 1) || !spec.requests[request.index - 1].optional else {
+            return nil
+          }
+          return request.failure.map { "request \(request.index) \(request.label) (line \(request.line)): \($0)" }
         }
       }
       results.append(result)

@@ -127,6 +127,9 @@ public struct RequestStep: Sendable, Equatable {
   public var afterEvent: String
   /// The request or command.
   public var action: Action
+  /// `optional: true`: the step is made and its result recorded, but a failed assertion does
+  /// not fail the launch (a workload sent to reach code, as `chaos explore --workload` writes).
+  public var optional = false
 
   /// Creates a step.
   public init(line: Int = 0, afterEvent: String = "launching_finished", action: Action) {

@@ -37,7 +37,9 @@ public enum ScenarioLoader {
   /// Keys allowed in `send_signal`.
   public static let signalKeys = ["signal", "after_event"]
   /// Keys allowed in an entry of `requests` (`exit_code`, `output_contains` and `timeout` go with `command`).
-  public static let requestKeys = ["after_event", "http", "command", "exit_code", "output_contains", "timeout"]
+  public static let requestKeys = [
+    "after_event", "http", "command", "exit_code", "output_contains", "timeout", "optional",
+  ]
   /// Keys allowed in `http` of a request.
   public static let httpKeys = [
     "method", "path", "body", "headers", "port", "status", "body_contains", "body_equals", "timeout", "retry_for",
@@ -168,8 +170,16 @@ public enum ScenarioLoader {
       container: try map["container"].map { node throws(ScenarioError) in try reader.bool(node, what: "container") })
   }
 
-  private static func request(_ node: Node, reader: NodeReader) throws(ScenarioError) -> RequestStep {
+  static func request(_ node: Node, reader: NodeReader) throws(ScenarioError) -> RequestStep {
     let map = try reader.mapping(node, keys: requestKeys, what: "request")
+    var step = try requestAction(node, map: map, reader: reader)
+    if let optional = map["optional"] { step.optional = try reader.bool(optional, what: "optional") }
+    return step
+  }
+
+  private static func requestAction(_ node: Node, map: [String: Node], reader: NodeReader) throws(ScenarioError)
+    -> RequestStep
+  {
     let afterEvent =
       try map["after_event"].map { node throws(ScenarioError) in try reader.string(node, what: "after_event") }
       ?? "launching_finished"

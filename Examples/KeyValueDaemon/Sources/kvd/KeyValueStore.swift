@@ -1,3 +1,4 @@
+import Failpoints
 import Foundation
 import LaunchTasks
 import Synchronization
@@ -75,6 +76,8 @@ final class KeyValueStore: Sendable {
 
   /// `GET k` → value or `NOT_FOUND`; `SET k v` and `DEL k` → `OK` (journaled first).
   func handle(_ request: String) -> String {
+    // Failpoint `kvd.request`: a fault while serving (`return(EIO)` fails the request).
+    if case .fail = FailpointRegistry.shared.evaluate("kvd.request") { return "ERROR injected I/O error" }
     let words = request.split(separator: " ", maxSplits: 2).map(String.init)
     switch (words.first?.uppercased(), words.count) {
     case ("GET", 2):

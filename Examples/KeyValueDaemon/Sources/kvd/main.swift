@@ -7,11 +7,20 @@ import LaunchProtection
 // listener is up, and after two it repairs by quarantining the journal.
 //
 //   KVD_DATA_DIR=/var/lib/kvd kvd        then: echo "SET k v" | nc -U /var/lib/kvd/kvd.sock
+//
+// Under chaos the data lives in the harness's state directory (`data/` in it), so each run
+// starts from its own empty data: data kept anywhere else would carry one run's journal into
+// another's launches, which the contract model cannot predict. KVD_DATA_DIR still wins.
 
-let dataDirectory = ProcessInfo.processInfo.environment["KVD_DATA_DIR"] ?? "/var/lib/kvd"
+let chaosState = ChaosProbe.stateDirectory(default: "")
+let dataDirectory =
+  ProcessInfo.processInfo.environment["KVD_DATA_DIR"] ?? (chaosState.isEmpty ? "/var/lib/kvd" : chaosState + "/data")
 let store = KeyValueStore(dataDirectory: dataDirectory)
 let organizer = LaunchOrganizer(stateDirectory: ChaosProbe.stateDirectory(default: dataDirectory + "/launch"))
 let workflow = store.launchWorkflow()
+// Evaluated for each request on the socket, never during the launch: `chaos explore` reaches
+// it only with a workload (`--workload Examples/KeyValueDaemon/explore-workload.yaml`).
+ChaosProbe.declare(["kvd.request"])
 ChaosProbe.attach(workflow)
 ChaosProbe.attach(organizer)
 

@@ -1,0 +1,98 @@
+import Foundation
+
+extension Explorer {
+  /// What exploration found and reached.
+  public struct Report: Codable, Sendable {
+    /// The run's seed (`--seed`).
+    public var seed: UInt64
+    /// The shard this run explored, `i/n` (nil: the whole campaign).
+    public var shard: String?
+    /// Sequences run.
+    public var sequences = 0
+    /// Launches run, every process of a shared launch counted.
+    public var launches = 0
+    /// Wall-clock seconds of the run.
+    public var seconds = 0.0
+    /// failpoint → fault kind → times it fired.
+    public var coverage: [String: [String: Int]] = [:]
+    /// failpoint → launches where a fault was injected there but its failpoint never fired
+    /// (judged as launches without that fault, never as divergences).
+    public var notReached: [String: Int] = [:]
+    /// Listed failpoints that never fired in the whole run (a workload may reach them).
+    public var neverFired: [String] = []
+    /// Launches that ran in protect mode.
+    public var protectLaunches = 0
+    /// The protect levels launches reached.
+    public var levelsReached: Set<Int> = []
+    /// The protect levels the explored configurations had.
+    public var levelsConfigured: Set<Int> = []
+    /// The target's policy is a custom `shouldProtect` closure: its levels are 1, 2, 3… as repairs keep dying.
+    public var customPolicy = false
+    /// The failpoints the target lists (`CHAOS_LIST_FAILPOINTS`).
+    public var declaredFailpoints: [String] = []
+    /// Launches that ran several processes at once on one state directory.
+    public var sharedLaunches = 0
+    /// Faults that fired only on a failpoint's second pass (a life action run twice).
+    public var secondPassFaults = 0
+    /// The failure store's scenarios replayed before exploring, and whether each passed.
+    public var replayed: [Replay] = []
+    /// The first divergence, shrunk; nil when every launch matched its prediction.
+    public var failure: Failure?
+    /// Each sequence's verdict, in the order they finished.
+    public var verdicts: [SequenceVerdict] = []
+
+    /// A stored failure replayed first.
+    public struct Replay: Codable, Sendable {
+      /// The scenario file in the store.
+      public var path: String
+      /// Whether it passed (the bug it recorded is fixed).
+      public var passed: Bool
+      /// `passed`, `failed`, or `error` (it could not run, e.g. its target moved: skipped).
+      public var status: String
+    }
+
+    /// The divergence, shrunk.
+    public struct Failure: Codable, Sendable {
+      /// The seed of the sequence that diverged (0 for a replayed store entry).
+      public var sequenceSeed: UInt64
+      /// Its length before shrinking.
+      public var originalLaunches: Int
+      /// Its length after shrinking.
+      public var shrunkLaunches: Int
+      /// What differed first: launch, field, predicted and seen.
+      public var firstDifference: String
+      /// Seconds from the start of the run to the divergence.
+      public var secondsToFind: Double
+      /// Seconds the shrinker took.
+      public var secondsToShrink: Double
+      /// The scenario file written: a failing scenario in `--out` when confirmed, else the
+      /// flaky case's folder's `scenario.yaml`.
+      public var path: String
+      /// Whether the written scenario failed the same way in every re-run.
+      public var confirmed: Bool
+      /// Each re-run of the written scenario: `failed: …` or `passed`.
+      public var reruns: [String] = []
+      /// How many re-runs failed the same way (what was expected first is the same).
+      public var rerunsFailedTheSameWay = 0
+      /// Not confirmed: the folder holding both runs' evidence (`diverged/`, `passed/`).
+      public var evidence: String?
+      /// It was a failure store entry, replayed before exploring.
+      public var replayed = false
+      /// Where it was added to (or found in) the failure store.
+      public var storePath: String?
+      /// Every candidate the shrinker tried, in order.
+      public var shrinkSteps: [ShrinkStep] = []
+      /// The written scenario file's text.
+      public var scenarioText = ""
+      /// The launch where the target and the model first disagreed (in the minimal scenario).
+      public var divergentLaunch: Int?
+      /// The model's prediction for that launch beside what its processes did.
+      public var comparison: [PredictionComparison] = []
+      /// The run of the minimal scenario (of the original sequence when that run passed).
+      public var run: ScenarioResult?
+
+      /// A divergence that did not reproduce on every re-run of its shrunk scenario.
+      public var flaky: Bool { !confirmed }
+    }
+  }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import Synchronization
+
+/// Judges each launch of a running sequence by what happened in it (a `LaunchJudge`): a launch
+/// whose injected failpoint did not fire is predicted as a launch without that fault, still
+/// injected (a request
+/// handler nothing requested, a branch not taken), one whose failpoint fired after
+/// `launching_finished` as a fault after the launch. Where the target declares a phase the
+/// model still uses it; the judged sequence is what the run showed, and what is written.
+final class Judgement: Sendable {
+  private struct State {
+    var sequence: ExplorationSequence
+    var notReached: [String] = []
+  }
+
+  private let state: Mutex<State>
+
+  /// Judges `sequence` as it runs, afresh: what an earlier run showed is forgotten.
+  init(_ sequence: ExplorationSequence) {
+    var fresh = sequence
+    for index in fresh.steps.indices {
+      fresh.steps[index].reached = true
+      fresh.steps[index].firedAfterLaunch = false
+    }
+    state = Mutex(State(sequence: fresh))
+  }
+
+  /// The sequence as judged so far: unreached faults marked, late ones moved after the launch.
+  var sequence: ExplorationSequence { state.withLock { $0.sequence } }
+
+  /// The failpoints the model expected to fire in a launch that did not, once per such launch.
+  var notReached: [String] { state.withLock { $0.notReached } }
+
+  /// The judge to give the runner.
+  var judge: LaunchJudge {
+    LaunchJudge(setup: { [self] launch in setup(launch) }, expect: { [self] launch, events in decide(launch, events) })
+  }
+
+  /// A reboot or a reused pid needs the dead launch the sequence was generated with; when that
+  /// launch's fault was not reached, the edit goes too.
+  private func setup(_ launch: Int) -> [SetupAction]? {
+    state.withLock { state -> [SetupAction]? in
+      let index = launch - 1
+      guard state.sequence.steps.indices.contains(index) else { return nil }
+      let step = state.sequence.steps[index]
+      guard step.edit == .reboot || step.edit == .reusedPid else { return nil }
+      var model = ContractModel()
+      for earlier in state.sequence.steps[..<index] { _ = model.step(earlier, app: state.sequence.app) }
+      guard !model.deadSentinel else { return nil }
+      state.sequence.steps[index].edit = nil
+      return []
+    }
+  }
+
+  private func decide(_ launch: Int, _ events: [[TargetEvent]]) -> Expectation? {
+    state.withLock { state -> Expectation? in
+      let index = launch - 1
+      guard state.sequence.steps.indices.contains(index) else { return nil }
+      let step = state.sequence.steps[index]
+      if let point = step.injectedPoint, !events.isEmpty {
+        let firings = events.map { Self.firing(of: point, in: $0) }
+        if firings.allSatisfy({ $0 == nil }) {
+          // Counted where the model expected it to fire (not, say, a repair's point in a normal launch).
+          if state.sequence.predictions[index].fired == point { state.notReached.append(point) }
+          state.sequence.steps[index].reached = false
+        } else if firings == [.afterLaunch] {
+          state.sequence.steps[index].firedAfterLaunch = true
+        }
+      }
+      let sequence = state.sequence
+      return ExplorationSequence.launch(sequence.steps[index], sequence.predictions[index], app: sequence.app).expect
+    }
+  }
+
+  enum Firing: Equatable { case duringLaunch, afterLaunch }
+
+  /// Whether `point` fired in a process's events, and whether after it finished launching.
+  static func firing(of point: String, in events: [TargetEvent]) -> Firing? {
+    guard let fired = events.firstIndex(where: { $0.name == "failpoint" && $0["name"]?.string == point }) else {
+      return nil
+    }
+    return events[..<fired].contains { $0.name == "launching_finished" } ? .afterLaunch : .duringLaunch
+  }
+}

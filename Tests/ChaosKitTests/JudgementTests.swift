@@ -1,0 +1,113 @@
+import Foundation
+import XCTest
+
+@testable import ChaosKit
+
+/// Judging what happened (issue 31): a launch whose injected failpoint did not fire is
+/// predicted as a launch without that fault, and counted as "not reached", never a divergence.
+final class JudgementTests: XCTestCase {
+  var declared: ExplorationApp {
+    var app = ExplorationApp(threshold: 2, levels: [], protectFinishes: true, lifeActions: [])
+    app.declared = true
+    return app
+  }
+
+  func event(_ name: String, _ fields: [String: JSONValue] = [:], line: Int) -> TargetEvent {
+    TargetEvent(
+      name: name, pid: 1, time: UInt64(line), fields: fields.merging(["event": .string(name)]) { $1 }, line: line)
+  }
+
+  func sequence(_ steps: [ExplorationStep]) -> ExplorationSequence {
+    ExplorationSequence(seed: 1, app: declared, steps: steps)
+  }
+
+  let handlerFault = ExplorationStep(edit: nil, action: .fault(point: "handler.kv", kind: .segv))
+  let clean = ExplorationStep(edit: nil, action: .clean)
+
+  func testAFaultWhoseFailpointDidNotFireIsJudgedAsACleanLaunch() throws {
+    let judgement = Judgement(sequence([handlerFault, handlerFault, clean]))
+    let finished = [event("launch", line: 1), event("launching_finished", line: 2)]
+    // Launch 1: the handler was never called; predicted as a clean launch.
+    let first = try XCTUnwrap(judgement.judge.expect(1, [finished]))
+    XCTAssertEqual(first.outcome, .finished)
+    XCTAssertEqual(judgement.notReached, ["handler.kv"])
+    // Launch 2: the same; launch 3 counts nothing (no launch died).
+    _ = judgement.judge.expect(2, [finished])
+    let third = try XCTUnwrap(judgement.judge.expect(3, [finished]))
+    XCTAssertEqual(third.count, 0)
+    XCTAssertEqual(judgement.notReached, ["handler.kv", "handler.kv"])
+    XCTAssertEqual(judgement.sequence.steps.map(\.reached), [false, false, true])
+    XCTAssertEqual(judgement.sequence.steps.map(\.action), [handlerFault.action, handlerFault.action, .clean])
+    // Still injected in what is written: the scenario runs what ran.
+    let written = judgement.sequence.scenario(target: "t", baseApp: nil, path: "s.yaml")
+    XCTAssertEqual(written.launches.map(\.failpoints), ["handler.kv=segv", "handler.kv=segv", ""])
+    XCTAssertEqual(written.launches.map(\.expect.outcome), [.finished, .finished, .finished])
+  }
+
+  /// A shrink candidate is judged by its own run, not by what the run it came from showed.
+  func testEachRunIsJudgedAfresh() {
+    let judgement = Judgement(sequence([handlerFault]))
+    _ = judgement.judge.expect(1, [[event("launch", line: 1)]])
+    XCTAssertEqual(Judgement(judgement.sequence).sequence.steps[0].reached, true)
+  }
+
+  func testAFaultThatFiredDuringTheLaunchKeepsItsPrediction() throws {
+    let judgement = Judgement(sequence([handlerFault, clean]))
+    let fired = [
+      event("launch", line: 1),
+      event("failpoint", ["name": .string("handler.kv"), "action": .string("segv")], line: 2),
+    ]
+    XCTAssertEqual(judgement.judge.expect(1, [fired])?.outcome, .crash)
+    XCTAssertEqual(judgement.judge.expect(2, [[event("launch", line: 1)]])?.count, 1, "the crash counts")
+    XCTAssertEqual(judgement.notReached, [])
+  }
+
+  func testAFaultThatFiredAfterLaunchingFinishedIsNotCounted() throws {
+    let judgement = Judgement(sequence([handlerFault, clean]))
+    let late = [
+      event("launch", line: 1), event("launching_finished", line: 2),
+      event("failpoint", ["name": .string("handler.kv"), "action": .string("segv")], line: 3),
+    ]
+    XCTAssertEqual(judgement.judge.expect(1, [late])?.outcome, .crash)
+    XCTAssertTrue(judgement.sequence.steps[0].firedAfterLaunch)
+    XCTAssertEqual(
+      judgement.judge.expect(2, [[event("launch", line: 1)]])?.count, 0, "a finished launch is not counted")
+  }
+
+  /// A reused pid was generated for the dead launch a fault leaves; when the fault was not
+  /// reached there is no dead launch, and the edit is dropped before the launch runs.
+  func testAnEditThatNeedsTheUnreachedFaultsDeadLaunchIsDropped() {
+    let reused = ExplorationStep(edit: .reusedPid, action: .clean)
+    let judgement = Judgement(sequence([handlerFault, reused]))
+    XCTAssertNil(judgement.judge.setup(1))
+    _ = judgement.judge.expect(1, [[event("launch", line: 1), event("launching_finished", line: 2)]])
+    XCTAssertEqual(judgement.judge.setup(2), [])
+    XCTAssertNil(judgement.sequence.steps[1].edit)
+    // Reached: the edit stays.
+    let reached = Judgement(sequence([handlerFault, reused]))
+    _ = reached.judge.expect(1, [[event("failpoint", ["name": .string("handler.kv")], line: 1)]])
+    XCTAssertNil(reached.judge.setup(2))
+  }
+
+  func testDeclaredPhasesStillCount() {
+    var app = declared
+    app.pointPhases = ["kv.repair": "repair"]
+    let step = ExplorationStep(edit: nil, action: .fault(point: "kv.repair", kind: .segv))
+    XCTAssertEqual(ContractModel.place(of: "kv.repair", in: step, app: app), .repairStart)
+  }
+
+  /// The reference app with a task declared but disabled: its failpoint is listed and never
+  /// evaluated. Exploring it finds no divergence and reports the point as not reached.
+  func testExploringADeclaredButUnreachedFailpointFindsNoDivergence() throws {
+    var options = Explorer.Options(target: ScenarioCase.executable("chaos-target"))
+    options.app = .object(["disabled_tasks": .array([.string("analytics")])])
+    options.sequences = 8
+    options.jobs = 2
+    options.outDirectory = NSTemporaryDirectory() + "judgement-\(getpid())"
+    let report = try Explorer(options: options).run()
+    XCTAssertNil(report.failure, report.failure?.firstDifference ?? "")
+    XCTAssertGreaterThan(report.notReached["task.analytics"] ?? 0, 0, "\(report.notReached)")
+    XCTAssertTrue(report.neverFired.contains("task.analytics"), "\(report.neverFired)")
+    XCTAssertNil(report.coverage["task.analytics"])
+  }
+}
