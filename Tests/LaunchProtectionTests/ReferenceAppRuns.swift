@@ -18,9 +18,11 @@ struct ReferenceAppRuns {
     ]
   }
 
-  /// One launch, run to its end.
-  func run(app: String, failpoints: String = "", timeout: Double = 30) -> Termination? {
-    ChildProcess.run(target, environment: environment(app: app, failpoints: failpoints), timeout: timeout)
+  /// One launch, run to its end; `notifySocket` is its `NOTIFY_SOCKET`, if any.
+  func run(app: String, failpoints: String = "", notifySocket: String? = nil, timeout: Double = 30) -> Termination? {
+    var environment = environment(app: app, failpoints: failpoints)
+    environment["NOTIFY_SOCKET"] = notifySocket
+    return ChildProcess.run(target, environment: environment, timeout: timeout)
   }
 
   /// One launch, left running.
