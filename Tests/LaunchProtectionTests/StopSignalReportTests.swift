@@ -4,20 +4,53 @@ import Synchronization
 import XCTest
 
 /// Who owns SIGTERM, as the stop signal observer is told: an owner found when the launch
-/// starts is reported without `takenAfter` (it was there before the launch).
+/// starts is reported without `takenAfter` (it was there before the launch); one that takes
+/// SIGTERM during the launch, with how long into the launch it came.
 final class StopSignalReportTests: XCTestCase {
+  /// The reports the observer was given.
+  private final class Reports: Sendable {
+    private let reports = Mutex<[StopSignalReport]>([])
+    func add(_ report: StopSignalReport) { reports.withLock { $0.append(report) } }
+    var all: [StopSignalReport] { reports.withLock { $0 } }
+  }
+
+  private func organizerWatchingSIGTERM() -> (LaunchOrganizer, Reports) {
+    var configuration = SimulatedLaunches().configuration()
+    configuration.ignoreTermination = true  // the organizer looks at SIGTERM's owner
+    let organizer = LaunchOrganizer(configuration: configuration)
+    let reports = Reports()
+    organizer.addStopSignalObserver { reports.add($0) }
+    return (organizer, reports)
+  }
+
+  func testAHandlerTakingSIGTERMDuringTheLaunchIsReportedWithWhenItCame() throws {
+    let previous = signal(SIGTERM, SIG_DFL)
+    defer { signal(SIGTERM, previous) }
+    let (organizer, reports) = organizerWatchingSIGTERM()
+    organizer.finishLaunching(
+      policy: .threshold(100),
+      launch: {
+        usleep(20_000)
+        _ = signal(SIGTERM) { _ in }  // the app's own handler, installed during the launch
+        let end = Date().addingTimeInterval(5)
+        while reports.all.isEmpty, Date() < end { usleep(1_000) }
+        organizer.launchingFinished()
+      }, protect: { _ in })
+    let report = try XCTUnwrap(reports.all.first)
+    XCTAssertEqual(reports.all.count, 1)
+    XCTAssertEqual(report.owner, .handler)
+    let after = try XCTUnwrap(report.takenAfter, "taken during the launch")
+    XCTAssertGreaterThanOrEqual(after, .milliseconds(20))
+    XCTAssertLessThan(after, .seconds(5))
+  }
+
   func testSIGTERMIgnoredBeforeTheLaunchIsReportedOnceWithoutTakenAfter() throws {
     let previous = signal(SIGTERM, SIG_IGN)
     defer { signal(SIGTERM, previous) }
-    let launches = SimulatedLaunches()
-    var configuration = launches.configuration()
-    configuration.ignoreTermination = true  // the organizer looks at SIGTERM's owner
-    let organizer = LaunchOrganizer(configuration: configuration)
-    let reports = Mutex<[StopSignalReport]>([])
-    organizer.addStopSignalObserver { report in reports.withLock { $0.append(report) } }
+    let (organizer, reports) = organizerWatchingSIGTERM()
     organizer.finishLaunching(
       policy: .threshold(100), launch: { organizer.launchingFinished() }, protect: { _ in })
-    XCTAssertEqual(reports.withLock { $0 }, [StopSignalReport(owner: .ignored)])
-    XCTAssertEqual(reports.withLock { $0 }.first?.stopsRecorded, false)
+    XCTAssertEqual(reports.all, [StopSignalReport(owner: .ignored)])
+    XCTAssertEqual(reports.all.first?.stopsRecorded, false)
   }
 }
