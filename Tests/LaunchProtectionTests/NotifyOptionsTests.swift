@@ -5,32 +5,16 @@ import XCTest
 
 /// The systemd switches of `Configuration`, seen by a real notify socket around the reference
 /// app: `notifyReady = false` sends no `READY=1`; `repairTimeExtension` is what
-/// `EXTEND_TIMEOUT_USEC` announces when no deadline is set.
+/// `EXTEND_TIMEOUT_USEC` announces when no deadline is set; `keepAlive()` sends `WATCHDOG=1`
+/// only when systemd's watchdog is on.
 final class NotifyOptionsTests: XCTestCase {
   /// Every datagram the app sent to `NOTIFY_SOCKET` during one launch, and how it ended.
   private func messages(
     _ runs: ReferenceAppRuns, app: String, failpoints: String = ""
   ) -> (Termination?, [String]) {
-    let path = runs.directory.file("notify.sock")
-    unlink(path)
-    let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
-    defer { close(fd) }
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &address.sun_path) { buffer in
-      for (index, byte) in path.utf8.enumerated() { buffer[index] = byte }
-    }
-    let bound = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-    }
-    XCTAssertEqual(bound, 0, String(cString: strerror(errno)))
-    let ended = runs.run(app: app, failpoints: failpoints, notifySocket: path)
-    var received: [String] = []
-    var buffer = [UInt8](repeating: 0, count: 4096)
-    while case let count = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT)), count > 0 {
-      received.append(String(decoding: buffer[0..<count], as: UTF8.self))
-    }
-    return (ended, received)
+    let socket = NotifySocket(path: runs.directory.file("notify.sock"))
+    let ended = runs.run(app: app, failpoints: failpoints, extra: ["NOTIFY_SOCKET": socket.path])
+    return (ended, socket.drain())
   }
 
   func testNotifyReadyFalseSendsNoReady() throws {
@@ -60,5 +44,27 @@ final class NotifyOptionsTests: XCTestCase {
     let (_, deadlineSent) = messages(runs, app: timed)
     let announced = deadlineSent.flatMap { $0.split(separator: "\n") }.filter { $0.hasPrefix("EXTEND_TIMEOUT_USEC=") }
     XCTAssertEqual(announced, ["EXTEND_TIMEOUT_USEC=5000000", "EXTEND_TIMEOUT_USEC=5000000"], "\(deadlineSent)")
+  }
+
+  /// The app up for 400 ms after its launch, with `WATCHDOG_USEC` when given; its datagrams.
+  private func keepAliveMessages(watchdogMicroseconds: Int?) -> [String] {
+    let runs = ReferenceAppRuns()
+    let socket = NotifySocket(path: runs.directory.file("notify.sock"))
+    var extra = ["NOTIFY_SOCKET": socket.path]
+    extra["WATCHDOG_USEC"] = watchdogMicroseconds.map(String.init)
+    let pid = runs.spawn(app: #"{"threshold": 100, "stay_up": true}"#, extra: extra)
+    XCTAssertTrue(EventsFile.waitFor("launching_finished", in: runs.events))
+    usleep(400_000)
+    kill(pid, SIGTERM)
+    XCTAssertEqual(ChildProcess.wait(pid, timeout: 10), .exited(0))
+    return socket.drain()
+  }
+
+  func testKeepAliveSendsWatchdogOnlyWhenTheWatchdogIsOn() {
+    let watched = keepAliveMessages(watchdogMicroseconds: 100_000)
+    XCTAssertGreaterThanOrEqual(watched.filter { $0 == "WATCHDOG=1" }.count, 3, "every 50 ms for 400 ms: \(watched)")
+    let unwatched = keepAliveMessages(watchdogMicroseconds: nil)
+    XCTAssertEqual(unwatched.filter { $0 == "WATCHDOG=1" }, [], "no watchdog, no keep-alive")
+    XCTAssertEqual(unwatched.filter { $0.contains("READY=1") }.count, 1, "the socket did receive")
   }
 }

@@ -18,16 +18,15 @@ struct ReferenceAppRuns {
     ]
   }
 
-  /// One launch, run to its end; `notifySocket` is its `NOTIFY_SOCKET`, if any.
-  func run(app: String, failpoints: String = "", notifySocket: String? = nil, timeout: Double = 30) -> Termination? {
-    var environment = environment(app: app, failpoints: failpoints)
-    environment["NOTIFY_SOCKET"] = notifySocket
-    return ChildProcess.run(target, environment: environment, timeout: timeout)
+  /// One launch, run to its end; `extra` is added to its environment (`NOTIFY_SOCKET`...).
+  func run(app: String, failpoints: String = "", extra: [String: String] = [:], timeout: Double = 30) -> Termination? {
+    ChildProcess.run(
+      target, environment: environment(app: app, failpoints: failpoints).merging(extra) { $1 }, timeout: timeout)
   }
 
   /// One launch, left running.
-  func spawn(app: String, failpoints: String = "") -> pid_t {
-    ChildProcess.spawn(target, environment: environment(app: app, failpoints: failpoints))
+  func spawn(app: String, failpoints: String = "", extra: [String: String] = [:]) -> pid_t {
+    ChildProcess.spawn(target, environment: environment(app: app, failpoints: failpoints).merging(extra) { $1 })
   }
 
   /// Every event of every launch so far, in order.
