@@ -53,4 +53,26 @@ final class StopSignalReportTests: XCTestCase {
     XCTAssertEqual(reports.all, [StopSignalReport(owner: .ignored)])
     XCTAssertEqual(reports.all.first?.stopsRecorded, false)
   }
+
+  private var sigtermTakesTheDefaultAction: Bool {
+    var current = sigaction()
+    sigaction(SIGTERM, nil, &current)
+    return current.__sigaction_handler.sa_handler == nil  // SIG_DFL
+  }
+
+  /// Stops are recorded for one launch at a time, the last one armed: an earlier organizer
+  /// finishing must not give SIGTERM back while the later launch runs.
+  func testAnEarlierLaunchFinishingLeavesTheCurrentLaunchArmed() {
+    let previous = signal(SIGTERM, SIG_DFL)
+    defer { signal(SIGTERM, previous) }
+    let (first, _) = organizerWatchingSIGTERM()
+    let (second, _) = organizerWatchingSIGTERM()
+    first.finishLaunching(policy: .threshold(100), launch: {}, protect: { _ in })
+    second.finishLaunching(policy: .threshold(100), launch: {}, protect: { _ in })
+    XCTAssertFalse(sigtermTakesTheDefaultAction, "the organizer's handler is in place")
+    first.launchingFinished()
+    XCTAssertFalse(sigtermTakesTheDefaultAction, "still in place for the second launch")
+    second.launchingFinished()
+    XCTAssertTrue(sigtermTakesTheDefaultAction, "given back when the armed launch finished")
+  }
 }
