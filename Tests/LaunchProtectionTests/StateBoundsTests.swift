@@ -65,4 +65,13 @@ final class StateBoundsTests: XCTestCase {
     accepts({ $0.consecutiveCrashes = LaunchState.maximumCount }, "the highest count")
     rejects({ $0.consecutiveCrashes = LaunchState.maximumCount + 1 }, "past the highest count")
   }
+
+  func testTimesFrom1970UpToTheYear10000() {
+    func exit(at time: Double) -> UncountedExit { UncountedExit(reason: .cleanExit, pid: 1, decidedAt: time) }
+    let year10000 = 253_402_300_800.0
+    accepts({ $0.lastUncountedExit = exit(at: 0) }, "1970")
+    rejects({ $0.lastUncountedExit = exit(at: -1) }, "before 1970")
+    accepts({ $0.lastUncountedExit = exit(at: year10000 - 1) }, "the last second of 9999")
+    rejects({ $0.lastUncountedExit = exit(at: year10000) }, "the year 10000")
+  }
 }
