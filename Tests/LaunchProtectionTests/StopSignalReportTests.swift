@@ -75,4 +75,26 @@ final class StopSignalReportTests: XCTestCase {
     second.launchingFinished()
     XCTAssertTrue(sigtermTakesTheDefaultAction, "given back when the armed launch finished")
   }
+
+  /// A signalfd that reads SIGTERM (SIGTERM blocked) before the launch: reported at once, as
+  /// an owner from before the launch, and stops are not recorded.
+  func testASignalfdReadingSIGTERMBeforeTheLaunchIsReportedWithoutTakenAfter() throws {
+    var terminate = sigset_t()
+    sigemptyset(&terminate)
+    sigaddset(&terminate, SIGTERM)
+    var previousMask = sigset_t()
+    pthread_sigmask(SIG_BLOCK, &terminate, &previousMask)
+    defer { pthread_sigmask(SIG_SETMASK, &previousMask, nil) }
+    // signalfd(2) through libc's symbol: Glibc's Swift module does not export it.
+    typealias SignalFD = @convention(c) (Int32, UnsafePointer<sigset_t>, Int32) -> Int32
+    let symbol = try XCTUnwrap(dlsym(dlopen(nil, RTLD_NOW), "signalfd"))
+    let descriptor = unsafeBitCast(symbol, to: SignalFD.self)(-1, &terminate, O_CLOEXEC)
+    XCTAssertGreaterThanOrEqual(descriptor, 0)
+    defer { close(descriptor) }
+    let (organizer, reports) = organizerWatchingSIGTERM()
+    organizer.finishLaunching(
+      policy: .threshold(100), launch: { organizer.launchingFinished() }, protect: { _ in })
+    XCTAssertEqual(reports.all, [StopSignalReport(owner: .signalfd(descriptor: descriptor))])
+    XCTAssertEqual(reports.all.first?.stopsRecorded, false)
+  }
 }
