@@ -22,7 +22,8 @@ import LaunchProtection
 ///   "launch_on": "main" | "thread" | "dispatch" | "async", "prepare_all_threads": false,
 ///   "exhausted": "repeat-last-level" | "stay-degraded" | "exit(75)",
 ///   "sigterm_source": "before_launch" | "during_launch" | "after_launch", "sigterm_wired": false,
-///   "sigterm_handler": "before_launch" | "during_launch", "machine_identity": "node-a" }
+///   "sigterm_handler": "before_launch" | "during_launch", "machine_identity": "node-a",
+///   "notify_ready": true, "repair_time_extension_ms": 90000 }
 /// ```
 struct AppConfiguration: Decodable {
   struct Level: Decodable {
@@ -108,6 +109,10 @@ struct AppConfiguration: Decodable {
   var sigtermHandler: String?
   /// `LaunchOrganizer.Configuration.machineIdentity`: the machine (node) this launch runs on.
   var machineIdentity: String?
+  /// `LaunchOrganizer.Configuration.notifyReady` (default true).
+  var notifyReady: Bool?
+  /// `LaunchOrganizer.Configuration.repairTimeExtension` in milliseconds (default 90 s).
+  var repairTimeExtensionMilliseconds: Int?
 
   enum CodingKeys: String, CodingKey, CaseIterable {
     case threshold, levels, repairs, concurrency, chain, prefault, durability
@@ -133,6 +138,8 @@ struct AppConfiguration: Decodable {
     case sigtermWired = "sigterm_wired"
     case sigtermHandler = "sigterm_handler"
     case machineIdentity = "machine_identity"
+    case notifyReady = "notify_ready"
+    case repairTimeExtensionMilliseconds = "repair_time_extension_ms"
   }
 
   /// `exhausted` as a policy action; nil when absent or not understood.

@@ -19,6 +19,10 @@ final class ReferenceApp: Sendable {
     protection.launchDeadline = configuration.launchDeadlineMilliseconds.map { .milliseconds($0) }
     protection.durability = configuration.durability ?? .processCrash
     protection.machineIdentity = configuration.machineIdentity
+    protection.notifyReady = configuration.notifyReady ?? true
+    if let milliseconds = configuration.repairTimeExtensionMilliseconds {
+      protection.repairTimeExtension = .milliseconds(milliseconds)
+    }
     self.organizer = LaunchOrganizer(configuration: protection)
     self.dataDirectory = Repairs.dataDirectory(stateDirectory: stateDirectory)
     self.stateDirectory = stateDirectory

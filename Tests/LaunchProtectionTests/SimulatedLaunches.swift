@@ -50,6 +50,9 @@ final class SimulatedLaunches: Sendable {
   /// Marks a simulated process as still running (a parallel launch).
   func keepAlive(_ pid: Int32) { _ = alive.withLock { $0.insert(pid) } }
 
+  /// A simulated process kept alive dies.
+  func dies(_ pid: Int32) { _ = alive.withLock { $0.remove(pid) } }
+
   /// The persisted state.
   func state() throws -> LaunchState? { try StateStore(directory: stateDirectory).read() }
 }

@@ -1,0 +1,31 @@
+import Foundation
+import LaunchProtection
+import XCTest
+
+/// When several crash reports wait in the state directory (a crash after the launch and a
+/// sibling's, say), the next launch takes the newest as the previous crash and consumes them all.
+final class CrashReportChoiceTests: XCTestCase {
+  private func report(_ directory: String, pid: Int, signal: String, at time: Double) throws {
+    let path = "\(directory)/crash-\(pid)-\(pid).json"
+    let line = #"{"signal_name":"\#(signal)","pid":\#(pid),"after_launch":true,"frames":[]}"# + "\n"
+    try Data(line.utf8).write(to: URL(fileURLWithPath: path))
+    try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: time)], ofItemAtPath: path)
+  }
+
+  func testTheNewestReportIsThePreviousCrash() throws {
+    let launches = SimulatedLaunches()
+    let directory = launches.stateDirectory
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    // Listed by name, the newest comes first, the oldest in the middle.
+    try report(directory, pid: 301, signal: "SIGBUS", at: 1_700_000_300)
+    try report(directory, pid: 302, signal: "SIGSEGV", at: 1_700_000_100)
+    try report(directory, pid: 303, signal: "SIGILL", at: 1_700_000_200)
+    let organizer = launches.organizer()
+    organizer.finishLaunching(policy: .threshold(100), launch: {}, protect: { _ in })
+    XCTAssertEqual(organizer.decision?.previousCrash?.type, "SIGBUS")
+    XCTAssertEqual(organizer.decision?.previousCrash?.pid, 301)
+    XCTAssertEqual(try launches.state()?.lastCrashCause?.type, "SIGBUS")
+    let left = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix("crash-") }
+    XCTAssertEqual(left, [], "every report consumed")
+  }
+}

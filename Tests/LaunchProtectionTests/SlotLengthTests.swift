@@ -1,0 +1,82 @@
+import Foundation
+import LaunchProtection
+import XCTest
+
+/// The slot format's own `len` field: a slot whose length is damaged (too long, past the slot,
+/// off by one, not digits) is not whole, and the reader falls back to the other slot; with
+/// both damaged the file is corrupt and moved aside. Never a trap, never a wrong state.
+final class SlotLengthTests: XCTestCase {
+  private let slotSize = 4096
+  private let lengthKey = Array(#""len":""#.utf8)
+
+  /// Two crashed launches: slot 0 holds seq 1 (count 0), slot 1 seq 2 (count 1).
+  private func twoLaunches() throws -> (SimulatedLaunches, [UInt8]) {
+    let launches = SimulatedLaunches()
+    for _ in 0..<2 {
+      launches.organizer().finishLaunching(policy: .threshold(1000), launch: {}, protect: { _ in })
+    }
+    XCTAssertEqual(try launches.state()?.consecutiveCrashes, 1)
+    return (launches, Array(try Data(contentsOf: URL(fileURLWithPath: path(launches)))))
+  }
+
+  private func path(_ launches: SimulatedLaunches) -> String { launches.stateDirectory + "/launch-state.json" }
+
+  /// Where the 10 digits of `len` start in slot `slot`, and their value.
+  private func lengthField(_ file: [UInt8], slot: Int) throws -> (offset: Int, value: Int) {
+    let start = slot * slotSize
+    let slice = Array(file[start..<(start + 200)])
+    let key = try XCTUnwrap(
+      (0..<(slice.count - lengthKey.count)).first { Array(slice[$0..<($0 + lengthKey.count)]) == lengthKey })
+    let offset = start + key + lengthKey.count
+    let value = try XCTUnwrap(Int(String(decoding: file[offset..<(offset + 10)], as: UTF8.self)))
+    return (offset, value)
+  }
+
+  private func write(_ file: [UInt8], length: String, slot: Int, _ launches: SimulatedLaunches) throws {
+    var damaged = file
+    let offset = try lengthField(file, slot: slot).offset
+    damaged.replaceSubrange(offset..<(offset + 10), with: Array(length.utf8))
+    try Data(damaged).write(to: URL(fileURLWithPath: path(launches)))
+  }
+
+  private func padded(_ value: Int) -> String {
+    let text = String(value)
+    return String(repeating: "0", count: 10 - text.count) + text
+  }
+
+  func testADamagedLengthInTheNewestSlotFallsBackToTheOlderSlot() throws {
+    let (launches, file) = try twoLaunches()
+    let length = try lengthField(file, slot: 1).value
+    let header = try lengthField(file, slot: 1).offset - slotSize + 10 + #"","crc":"12345678","state":"#.utf8.count
+    let damages = [
+      "9999999999", padded(slotSize - header), padded(slotSize - header - 1), padded(length + 1), padded(length - 1),
+      padded(0), "00000003x2",
+    ]
+    for damage in damages {
+      try write(file, length: damage, slot: 1, launches)
+      let state = try XCTUnwrap(try launches.state(), damage)
+      XCTAssertEqual(state.consecutiveCrashes, 0, "len \(damage): the older slot")
+      XCTAssertEqual(state.launchesInProgress.count, 1, "len \(damage)")
+    }
+    // The sound length reads the newest slot again: the damage was the only difference.
+    try write(file, length: padded(length), slot: 1, launches)
+    XCTAssertEqual(try launches.state()?.consecutiveCrashes, 1)
+  }
+
+  func testDamagedLengthsInBothSlotsAreCorrupt() throws {
+    let (launches, file) = try twoLaunches()
+    var damaged = file
+    for slot in 0..<2 {
+      let (offset, value) = try lengthField(file, slot: slot)
+      damaged.replaceSubrange(offset..<(offset + 10), with: Array(padded(value + 1).utf8))
+    }
+    try Data(damaged).write(to: URL(fileURLWithPath: path(launches)))
+    let organizer = launches.organizer()
+    organizer.finishLaunching(policy: .threshold(1000), launch: {}, protect: { _ in })
+    XCTAssertEqual(organizer.decision?.count, 0)
+    guard case .corrupt(_, _, let detail) = organizer.decision?.problems.first else {
+      return XCTFail("expected corrupt, got \(String(describing: organizer.decision?.problems))")
+    }
+    XCTAssertTrue(detail.contains("neither of the two state slots"), detail)
+  }
+}
