@@ -59,6 +59,18 @@ static _Atomic int wake_write_fd = -1;
 // the watcher ends the process once the stop is recorded, as before that handler came.
 static _Atomic int terminate_after_record = 0;
 
+// Who owns SIGTERM now (owner_of).
+enum {
+  LCC_SIGNAL_OWNER_DEFAULT = 0,
+  LCC_SIGNAL_OWNER_IGNORED = 1,
+  // LaunchProtection's stop handler.
+  LCC_SIGNAL_OWNER_OURS = 2,
+  // libdispatch: a Dispatch signal source was made for it (swift-service-lifecycle, Vapor).
+  LCC_SIGNAL_OWNER_DISPATCH = 3,
+  // Another handler (the app's own, or one we cannot name).
+  LCC_SIGNAL_OWNER_HANDLER = 4,
+};
+
 static void stop_signal_handler(int signo, siginfo_t *info, void *context);
 
 static int is_default(const struct sigaction *action) {
@@ -103,12 +115,6 @@ static int owner_of(const struct sigaction *current) {
     return LCC_SIGNAL_OWNER_DISPATCH;
   }
   return LCC_SIGNAL_OWNER_HANDLER;
-}
-
-int lcc_signal_owner(int signo) {
-  struct sigaction current;
-  if (sigaction(signo, NULL, &current) != 0) return -1;
-  return owner_of(&current);
 }
 
 static void call_action(const struct sigaction *action, int signo, siginfo_t *info, void *context) {

@@ -33,7 +33,7 @@ struct ExploreCommand: ParsableCommand {
   @Option(help: "JSON merged over each generated CHAOS_APP.")
   var app: String?
 
-  @Option(parsing: .unconditional, help: "The seed; the same seed generates the same sequences.")
+  @Option(parsing: .unconditional, help: "The random seed; the same seed generates the same sequences.")
   var seed: UInt64 = 1
 
   @Option(help: "Explore for this long (e.g. 60s, 5m). Default 60s unless --sequences is given.")

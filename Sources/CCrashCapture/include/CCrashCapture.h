@@ -84,22 +84,6 @@ int64_t lcc_benchmark_walk(void);
 // SIGTERM during the launch: a stop request (see stop_signal.c for the composition rules).
 // ---------------------------------------------------------------------------
 
-/// Who owns a signal now (lcc_signal_owner).
-enum {
-  LCC_SIGNAL_OWNER_DEFAULT = 0,
-  LCC_SIGNAL_OWNER_IGNORED = 1,
-  /// LaunchProtection's stop handler.
-  LCC_SIGNAL_OWNER_OURS = 2,
-  /// libdispatch: a Dispatch signal source was made for it (swift-service-lifecycle, Vapor).
-  LCC_SIGNAL_OWNER_DISPATCH = 3,
-  /// Another handler (the app's own, or one we cannot name).
-  LCC_SIGNAL_OWNER_HANDLER = 4,
-};
-
-/// Classifies `signo`'s current action (LCC_SIGNAL_OWNER_*); -1 on failure. Not for handlers
-/// (dladdr takes the loader's lock).
-int lcc_signal_owner(int signo);
-
 /// Arms stop recording. Installs the SIGTERM handler in front of the current disposition,
 /// chaining to it. While armed, a SIGTERM writes one byte to `wake_fd` (the watcher's pipe)
 /// once. Returns 0 when installed (or already ours), 1 when SIGTERM is ignored and 2 when a

@@ -53,7 +53,7 @@ extension Explorer {
 
     /// The divergence, shrunk.
     public struct Failure: Codable, Sendable {
-      /// The seed of the sequence that diverged (0 for a replayed store entry).
+      /// The random seed of the sequence that diverged (0 for a replayed store entry).
       public var sequenceSeed: UInt64
       /// Its length before shrinking.
       public var originalLaunches: Int

@@ -5,7 +5,7 @@ import Foundation
 /// predictions it *is* a scenario (`scenario(target:)`), so running and checking it is
 /// `ScenarioRunner.run`, and its output is the standard YAML.
 public struct ExplorationSequence: Sendable, Equatable {
-  /// The seed of this sequence (the run's seed and its index).
+  /// The random seed of this sequence (made from the run's seed and its index).
   public var seed: UInt64
   /// The protection configuration.
   public var app: ExplorationApp

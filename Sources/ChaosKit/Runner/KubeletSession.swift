@@ -212,10 +212,6 @@ final class KubeletSession: Sendable {
   }
 
   private static func resolve(_ name: String, path: String?) -> String {
-    guard !name.contains("/") else { return name }
-    for folder in (path ?? "/usr/bin:/bin").split(separator: ":") where access("\(folder)/\(name)", X_OK) == 0 {
-      return "\(folder)/\(name)"
-    }
-    return name
+    name.contains("/") ? name : RequestSession.searchPath(for: name, path: path) ?? name
   }
 }

@@ -209,7 +209,12 @@ final class RequestSession: Sendable {
     if name.contains("/") {
       return name.hasPrefix("/") ? name : context.scenarioFolder + "/" + name
     }
-    let directories = (environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").map(String.init)
+    return Self.searchPath(for: name, path: environment["PATH"])
+  }
+
+  /// The first executable `name` in the folders of `path` (default `/usr/bin:/bin`).
+  static func searchPath(for name: String, path: String?) -> String? {
+    let directories = (path ?? "/usr/bin:/bin").split(separator: ":").map(String.init)
     return directories.map { $0 + "/" + name }.first { FileManager.default.isExecutableFile(atPath: $0) }
   }
 

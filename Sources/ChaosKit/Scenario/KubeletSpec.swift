@@ -39,14 +39,8 @@ public struct KubeletSpec: Sendable, Equatable {
   /// The back-off before restart number `restart` (1-based, counted since the last reset), in
   /// real seconds: `backoffInitial` × 2^(restart-1), capped, scaled.
   public func backoff(beforeRestart restart: Int) -> Double {
-    let doublings = Double(min(max(restart - 1, 0), 30))
-    return min(backoffInitial * pow2(doublings), backoffCap) * timeScale
-  }
-
-  private func pow2(_ exponent: Double) -> Double {
-    var value = 1.0
-    for _ in 0..<Int(exponent) { value *= 2 }
-    return value
+    let doublings = min(max(restart - 1, 0), 30)
+    return min(backoffInitial * Double(1 << doublings), backoffCap) * timeScale
   }
 }
 
