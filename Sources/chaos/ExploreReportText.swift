@@ -51,7 +51,7 @@ enum ExploreReportText {
     if !report.replayed.isEmpty {
       let passed = report.replayed.filter(\.passed).count
       lines.append("failure store: replayed \(report.replayed.count) scenarios first, \(passed) passed")
-      for replay in report.replayed where replay.status == "error" {
+      for replay in report.replayed where replay.status == .error {
         lines.append("  could not run (skipped): \(replay.path)")
       }
     }

@@ -127,7 +127,7 @@ struct RunCommand: ParsableCommand {
       let written = try Reports.writeTraces(results, directory: trace)
       print("traces: \(written) files in \(trace)")
     }
-    if results.contains(where: { $0.status == "error" }) { throw ExitCode(2) }
+    if results.contains(where: { $0.status == .error }) { throw ExitCode(2) }
     if !results.allSatisfy(\.passed) { throw ExitCode(1) }
   }
 }

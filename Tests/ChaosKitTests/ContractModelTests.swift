@@ -88,7 +88,7 @@ final class ContractModelTests: XCTestCase {
   /// held launch in-process"; "launchingFinished() → count 0"
   func testProtectModeAtTheThresholdThenRelaunchResets() {
     let predictions = run([fault("task.ui", .segv), fault("task.ui", .segv), clean, clean], threshold2)
-    XCTAssertEqual(predictions.map(\.mode), ["normal", "normal", "protect", "normal"])
+    XCTAssertEqual(predictions.map(\.mode), [.normal, .normal, .protect, .normal])
     XCTAssertEqual(predictions[2].relaunched, true)
     XCTAssertEqual(predictions.map(\.stateCount), [0, 1, 0, 0])
   }
@@ -167,7 +167,7 @@ final class ContractModelTests: XCTestCase {
 
     app.lifeActionsHeld = true
     let held = run([fault("task.ui", .segv), secondPass, clean], app)
-    XCTAssertEqual(held[1].mode, "protect")
+    XCTAssertEqual(held[1].mode, .protect)
     XCTAssertEqual(held[1].relaunched, true)
     XCTAssertEqual(held[1].outcome, .finished, "a held action is performed once")
     XCTAssertNil(held[1].fired)
@@ -187,7 +187,7 @@ final class ContractModelTests: XCTestCase {
     XCTAssertEqual(predictions[1].outcome, .killed)
     XCTAssertNil(predictions[1].count, "a sibling may or may not have counted another")
     XCTAssertNil(predictions[1].stateCount)
-    XCTAssertEqual(predictions[1].mode, "normal")
+    XCTAssertEqual(predictions[1].mode, .normal)
     XCTAssertEqual(predictions[2].count, 5, "the earlier crash and the four siblings, each once")
 
     let sharedClean = ExplorationStep(edit: nil, action: .clean, processes: 3)

@@ -77,11 +77,11 @@ final class ExploreShardTests: XCTestCase {
   }
 
   func testTheStoreKeyIsWhatDivergedWithoutTheLaunchNumber() {
-    let a = FailureStore.key(kind: "count", difference: "launch 3: expected count 0, saw 1")
-    let b = FailureStore.key(kind: "count", difference: "launch 7: expected count 0, saw 1")
+    let a = FailureStore.key(kind: .count, difference: "launch 3: expected count 0, saw 1")
+    let b = FailureStore.key(kind: .count, difference: "launch 7: expected count 0, saw 1")
     XCTAssertEqual(a, b)
     XCTAssertTrue(a.hasPrefix("expected-count-0-saw-1-"), a)
-    XCTAssertNotEqual(a, FailureStore.key(kind: "count", difference: "launch 3: expected count 1, saw 2"))
+    XCTAssertNotEqual(a, FailureStore.key(kind: .count, difference: "launch 3: expected count 1, saw 2"))
   }
 
   /// `chaos explore merge`: each key once, the smallest scenario kept, its target renamed from

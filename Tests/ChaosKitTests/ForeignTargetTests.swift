@@ -26,7 +26,7 @@ struct ForeignTargetTests {
     """.write(toFile: folder.file("misspelt.yaml"), atomically: true, encoding: .utf8)
     let result = try #require(ScenarioCase.all(in: folder.path).first).run(
       target: nil, artifacts: folder.file("artifacts"))
-    #expect(result.status == "error")
+    #expect(result.status == .error)
     #expect(result.processes.isEmpty, "nothing ran")
     let message = result.messages.joined()
     #expect(message.contains("misspelt.yaml:5:"), "names the line: \(message)")
@@ -47,7 +47,7 @@ struct ForeignTargetTests {
     """.write(toFile: folder.file("tail.yaml"), atomically: true, encoding: .utf8)
     let result = try #require(ScenarioCase.all(in: folder.path).first).run(
       target: nil, artifacts: folder.file("artifacts"))
-    #expect(result.status == "failed")
+    #expect(result.status == .failed)
     let message = result.messages.joined()
     #expect(message.contains("expected outcome finished, saw exit (exit(7))"), "\(message)")
     #expect(message.contains("stderr (last lines):\n    c-target: failpoint task.serve fired: exit(7)"), "\(message)")
@@ -60,7 +60,7 @@ struct ForeignTargetTests {
       .write(toFile: folder.file("missing.yaml"), atomically: true, encoding: .utf8)
     let result = try #require(ScenarioCase.all(in: folder.path).first).run(
       target: nil, artifacts: folder.file("artifacts"))
-    #expect(result.status == "error")
+    #expect(result.status == .error)
     #expect(
       result.messages.joined().contains("missing.yaml:3:1: target 'no-such-program' not found"), "\(result.messages)")
   }

@@ -72,7 +72,7 @@ final class KubeletTests: XCTestCase {
   func testTheRestartPolicyAndTheResetAfterAHealthyRun() {
     func ended(_ end: ProcessEnd, after seconds: Double) -> ProcessResult {
       ProcessResult(
-        launch: 1, line: 1, iteration: 1, process: 1, pid: 1, end: end.description, outcome: "", relaunched: false,
+        launch: 1, line: 1, iteration: 1, process: 1, pid: 1, end: end, outcome: nil, relaunched: false,
         durationMilliseconds: seconds * 1000, artifacts: "", failures: [])
     }
     var spec = KubeletSpec()
@@ -113,7 +113,7 @@ final class KubeletTests: XCTestCase {
     options.referenceTarget = ChildProcess.product("chaos-target")
     options.artifactsDirectory = folder.file("artifacts")
     let result = ScenarioRunner(options: options).run(try ScenarioLoader.load(path: path))
-    XCTAssertEqual(result.status, "failed")
+    XCTAssertEqual(result.status, .failed)
     let message = result.messages.joined(separator: "\n")
     for needle in [
       "launch 2 (line 11", "expected probes.startup passed, saw failed", "the startup probe (failure_threshold 3,",

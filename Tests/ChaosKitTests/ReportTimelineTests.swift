@@ -62,7 +62,7 @@ final class ReportTimelineTests: XCTestCase {
 
   func testTheHTMLDrawsARowPerProcessWithItsMarkersAndFailure() throws {
     let result = try run(crashThenTwoAtOnce(expectedCount: 3))
-    XCTAssertEqual(result.status, "failed")
+    XCTAssertEqual(result.status, .failed)
     let html = HTMLReport.render(
       [result],
       context: HTMLReport.Context(

@@ -192,7 +192,7 @@ final class RequestStepTests: XCTestCase {
           send_signal: { signal: SIGTERM, after_event: launching_finished }
           expect: { outcome: finished }
       """)
-    XCTAssertEqual(result.status, "failed")
+    XCTAssertEqual(result.status, .failed)
     XCTAssertEqual(result.messages.count, 1, messages(result))
     let message = messages(result)
     XCTAssertTrue(message.hasPrefix("\(result.path): launch 1 (line 4, pid "), message)
@@ -214,7 +214,7 @@ final class RequestStepTests: XCTestCase {
           send_signal: { signal: SIGTERM, after_event: launching_finished }
           expect: { outcome: finished, events: [{ event: request, index: 1, ok: false }] }
       """)
-    XCTAssertEqual(result.status, "failed")
+    XCTAssertEqual(result.status, .failed)
     let message = messages(result)
     XCTAssertTrue(
       message.contains(
@@ -237,7 +237,7 @@ final class RequestStepTests: XCTestCase {
           send_signal: { signal: SIGTERM, after_event: launching_finished }
           expect: { outcome: finished }
       """)
-    XCTAssertEqual(result.status, "failed")
+    XCTAssertEqual(result.status, .failed)
     let message = messages(result)
     XCTAssertTrue(message.contains("request 1 GET /health (line 6): connection refused after 1."), message)
     XCTAssertTrue(message.contains(" attempts)"), message)
@@ -264,7 +264,7 @@ final class RequestStepTests: XCTestCase {
           send_signal: { signal: SIGTERM, after_event: launching_finished }
           expect: { outcome: finished }
       """)
-    XCTAssertEqual(result.status, "failed")
+    XCTAssertEqual(result.status, .failed)
     let requests = try XCTUnwrap(result.processes.first?.requests)
     XCTAssertEqual(requests.map(\.ok), [true, false, false, true, false, false], "\(requests)")
     let message = messages(result)
@@ -295,7 +295,7 @@ final class RequestStepTests: XCTestCase {
           send_signal: { signal: SIGTERM, after_event: launching_finished }
           expect: { outcome: timeout }
       """)
-    XCTAssertEqual(result.status, "failed")
+    XCTAssertEqual(result.status, .failed)
     XCTAssertTrue(
       messages(result).contains(
         "request 1 GET /health (line 6): not run: after_event 'ready' never came (the target ended: timeout"),
@@ -314,7 +314,7 @@ final class RequestStepTests: XCTestCase {
             - http: { path: /health }
           expect: { outcome: finished }
       """)
-    XCTAssertEqual(result.status, "failed")
+    XCTAssertEqual(result.status, .failed)
     XCTAssertEqual(result.processes.first?.requests?.map(\.ok), [true, false])
     XCTAssertTrue(
       messages(result).contains("request 2 GET /health (line 7): not run: the target had already ended (exit(0))"),

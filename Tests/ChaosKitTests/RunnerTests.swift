@@ -41,7 +41,7 @@ final class RunnerTests: XCTestCase {
       """
     let result = try run(yaml)
     XCTAssertTrue(result.passed, result.messages.joined(separator: "\n"))
-    XCTAssertEqual(result.processes.map(\.outcome), ["finished", "crash", "killed", "exit", "timeout"])
+    XCTAssertEqual(result.processes.map(\.outcome), [.finished, .crash, .killed, .exit, .timeout])
     let hung = try XCTUnwrap(result.processes.last)
     XCTAssertLessThan(hung.durationMilliseconds, 2_000 + 1_000, "the watchdog fired on time")
     XCTAssertNotEqual(kill(hung.pid, 0), 0, "the hung process group is gone")
@@ -57,13 +57,19 @@ final class RunnerTests: XCTestCase {
           expect: { outcome: crash, signal: SIGSEGV }
         - expect: { outcome: finished }
       """)
-    XCTAssertEqual(result.status, "failed")
+    XCTAssertEqual(result.status, .failed)
     let message = try XCTUnwrap(result.messages.first)
     XCTAssertTrue(message.contains("launch 2 (line 4"), message)
     XCTAssertTrue(message.contains("expected signal SIGSEGV, saw SIGABRT"), message)
     XCTAssertTrue(message.contains("artifacts: \(artifacts.path)"), message)
     XCTAssertEqual(result.processes.count, 2, "a scenario stops at its first failing launch")
     XCTAssertNotNil(result.artifacts, "failing artifacts are kept")
+    // The failure is a value: its kind is the key that failed, no message to parse.
+    XCTAssertEqual(result.failures.map(\.kind), [.signal])
+    XCTAssertEqual(result.processes[1].failures, [ScenarioFailure(.signal, "expected signal SIGSEGV, saw SIGABRT")])
+    XCTAssertEqual(result.processes[1].end, .signaled(SIGABRT))
+    XCTAssertEqual(result.processes[1].outcome, .crash)
+    XCTAssertEqual(result.processes[0].mode, .normal)
     XCTAssertTrue(FileManager.default.fileExists(atPath: result.processes[1].artifacts + "/events.ndjson"))
   }
 
@@ -98,7 +104,7 @@ final class RunnerTests: XCTestCase {
       "name: garbage\ntarget: target.sh\nlaunches:\n  - failpoints: events.garbage=off\n    expect: {}\n",
       name: "garbage",
       in: folder)
-    XCTAssertEqual(garbage.status, "failed")
+    XCTAssertEqual(garbage.status, .failed)
     XCTAssertTrue(garbage.messages.first?.contains("malformed events file") ?? false, garbage.messages.joined())
     XCTAssertTrue(
       garbage.messages.first?.contains("events.ndjson:2:2: not a JSON object") ?? false, garbage.messages.joined())
@@ -142,7 +148,7 @@ final class RunnerTests: XCTestCase {
       sound.processes.allSatisfy { $0.durationMilliseconds < 2_000 }, "stopped at once, not by the watchdog")
 
     let counting = try run(scenario(countStops: true), name: "counting", in: folder)
-    XCTAssertEqual(counting.status, "failed")
+    XCTAssertEqual(counting.status, .failed)
     let message = try XCTUnwrap(counting.messages.first)
     XCTAssertTrue(message.contains("launch 2 (line 8"), message)
     XCTAssertTrue(
@@ -152,13 +158,13 @@ final class RunnerTests: XCTestCase {
   func testMissingAndNonExecutableTargetsAreScenarioErrors() throws {
     let folder = TemporaryDirectory("targets")
     let missing = try run("name: m\ntarget: no-such-program\nlaunches:\n  - expect: {}\n", in: folder)
-    XCTAssertEqual(missing.status, "error")
+    XCTAssertEqual(missing.status, .error)
     XCTAssertTrue(
       missing.messages.first?.contains("target 'no-such-program' not found") ?? false, missing.messages.joined())
     try "#!/bin/sh\n".write(toFile: folder.file("plain.sh"), atomically: true, encoding: .utf8)
     chmod(folder.file("plain.sh"), 0o644)
     let plain = try run("name: p\ntarget: plain.sh\nlaunches:\n  - expect: {}\n", name: "plain", in: folder)
-    XCTAssertEqual(plain.status, "error")
+    XCTAssertEqual(plain.status, .error)
     XCTAssertTrue(plain.messages.first?.contains("is not executable") ?? false, plain.messages.joined())
   }
 

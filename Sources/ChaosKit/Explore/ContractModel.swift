@@ -2,23 +2,23 @@ import Foundation
 
 /// The protection contract ("What counts" in the LaunchProtection documentation, and the
 /// organizer's documented behaviour) as a pure value: state, and a step function predicting what a launch must show.
-public struct ContractModel: Sendable, Equatable {
+package struct ContractModel: Sendable, Equatable {
   /// The persisted consecutive-crash count.
-  public var count = 0
+  package var count = 0
   /// The persisted attempted protect level (nil: none).
-  public var attemptedLevel: Int?
+  package var attemptedLevel: Int?
   /// Unfinished launches whose sentinels are left on disk for the next launch to count.
-  public var pendingDead = 0
+  package var pendingDead = 0
   /// The pending launches were processes started at once: siblings may already have counted
   /// some of them on disk, so what is persisted lies between `count` and `count + pendingDead`
   /// until the next launch counts the rest.
-  public var pendingShared = false
+  package var pendingShared = false
 
   /// The previous launch died before finishing in a way that counts (its sentinel is left).
-  public var deadSentinel: Bool { pendingDead > 0 }
+  package var deadSentinel: Bool { pendingDead > 0 }
 
   /// A fresh state directory.
-  public init() {}
+  package init() {}
 
   /// The level the organizer picks for `count` (ProtectionPolicy: threshold or escalation;
   /// a launch that died while attempting level N moves to N + 1).
@@ -74,7 +74,7 @@ public struct ContractModel: Sendable, Equatable {
   }
 
   /// Predicts what one launch must show, and advances the model's state past it.
-  public mutating func step(_ step: ExplorationStep, app: ExplorationApp) -> Prediction {
+  package mutating func step(_ step: ExplorationStep, app: ExplorationApp) -> Prediction {
     switch step.edit {
     case .reboot:
       if app.ignoresReboots {
@@ -119,14 +119,14 @@ public struct ContractModel: Sendable, Equatable {
     if let level { attemptedLevel = level }
     let sentinelWritten = step.action != .storageError
     var prediction = Prediction(
-      outcome: .finished, signal: nil, exitCode: nil, count: count, mode: level == nil ? "normal" : "protect",
+      outcome: .finished, signal: nil, exitCode: nil, count: count, mode: level == nil ? .normal : .protect,
       level: level, relaunched: false, stateCount: count, attemptedLevel: attemptedLevel ?? 0, fired: nil)
     if level != nil, let status = app.exhaustedExitStatus, Self.exhausted(app, previousAttempt: previousAttempt) {
       // Every level failed: the process exits with the declared status before any repair or
       // launch code, and the next launch counts it (a non-zero exit).
       prediction.outcome = .exit
       prediction.exitCode = status
-      prediction.mode = "protect"
+      prediction.mode = .protect
       pendingDead = sentinelWritten ? 1 : 0
       return (prediction, false)
     }
@@ -229,7 +229,7 @@ extension ContractModel {
   ///   protect mode, whatever siblings it counted; or all finish;
   /// - after such a crash, which siblings were counted on disk is timing, so the next launch
   ///   may not lose its write (`storageError` would leave that on disk) or be rebooted past it.
-  public func admits(_ step: ExplorationStep, app: ExplorationApp) -> Bool {
+  package func admits(_ step: ExplorationStep, app: ExplorationApp) -> Bool {
     if pendingShared, step.edit == .reboot || step.action == .storageError { return false }
     guard step.processes > 1 else { return true }
     guard !app.daemon, step.edit == nil, step.skip == 0 else { return false }
@@ -262,7 +262,7 @@ extension ContractModel {
     pendingDead = 0
     pendingShared = false
     var prediction = Prediction(
-      outcome: .finished, signal: nil, exitCode: nil, count: nil, mode: canProtect ? nil : "normal", level: nil,
+      outcome: .finished, signal: nil, exitCode: nil, count: nil, mode: canProtect ? nil : .normal, level: nil,
       relaunched: canProtect ? nil : false, stateCount: nil, attemptedLevel: nil, fired: nil)
     if case .fault(let point, let kind) = step.action {
       let end = kind.end

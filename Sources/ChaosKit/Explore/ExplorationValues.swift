@@ -1,7 +1,7 @@
 import Foundation
 
 /// A fault `chaos explore` injects at a failpoint.
-public enum FaultKind: String, CaseIterable, Sendable, Codable {
+package enum FaultKind: String, CaseIterable, Sendable, Codable {
   /// The failpoint action of the same name: the process ends by its signal (`segv`, `bus`, `fpe`,
   /// `abort`, `trap`; `fatal`, `unwrap`, `overflow` and `oob` are Swift traps; `stackoverflow`
   /// ends by SIGSEGV, `kill` by SIGKILL, which no handler sees), or, for `hang`, by the watchdog
@@ -39,7 +39,7 @@ public enum FaultKind: String, CaseIterable, Sendable, Codable {
 }
 
 /// Something done to the state or the binary before a launch.
-public enum StateEdit: String, Sendable, Codable, CaseIterable {
+package enum StateEdit: String, Sendable, Codable, CaseIterable {
   /// The machine "rebooted": the unfinished launch's boot id changes.
   case reboot
   /// A new build of the target.
@@ -53,7 +53,7 @@ public enum StateEdit: String, Sendable, Codable, CaseIterable {
 }
 
 /// What a generated launch does.
-public enum LaunchAction: Sendable, Equatable {
+package enum LaunchAction: Sendable, Equatable {
   /// Nothing injected.
   case clean
   /// A fault at a failpoint.
@@ -65,16 +65,16 @@ public enum LaunchAction: Sendable, Equatable {
 }
 
 /// One generated launch.
-public struct ExplorationStep: Sendable, Equatable {
+package struct ExplorationStep: Sendable, Equatable {
   /// Applied before the launch.
-  public var edit: StateEdit?
+  package var edit: StateEdit?
   /// What happens in it.
-  public var action: LaunchAction
+  package var action: LaunchAction
   /// Times the fault's failpoint passes before it fires (`N*off->fault`): a life action that
   /// runs twice fails the second time.
-  public var skip: Int
+  package var skip: Int
   /// Processes started at once on the same state directory (`parallel:`).
-  public var processes: Int
+  package var processes: Int
   /// Its failpoint was seen to fire after `launching_finished` (a request handler declared
   /// with the default phase): the model predicts it as a fault after the launch.
   var firedAfterLaunch = false
@@ -91,7 +91,7 @@ public struct ExplorationStep: Sendable, Equatable {
   }
 
   /// A launch.
-  public init(edit: StateEdit?, action: LaunchAction, skip: Int = 0, processes: Int = 1) {
+  package init(edit: StateEdit?, action: LaunchAction, skip: Int = 0, processes: Int = 1) {
     self.edit = edit
     self.action = action
     self.skip = skip
@@ -102,49 +102,49 @@ public struct ExplorationStep: Sendable, Equatable {
 /// The protection configuration of a sequence: generated (the reference app's `CHAOS_APP`,
 /// for targets that accept it) or declared by the target (protocol 2: the `launch` event's
 /// `policy`), in which case nothing is sent and the model predicts from what was declared.
-public struct ExplorationApp: Sendable, Equatable {
+package struct ExplorationApp: Sendable, Equatable {
   /// `threshold` policy, when `levels` is empty.
-  public var threshold: Int
+  package var threshold: Int
   /// Escalation levels: (name, at).
-  public var levels: [(name: String, at: Int)]
+  package var levels: [(name: String, at: Int)]
   /// Whether the repair calls `protectFinished()` (`immediate`) or never does.
-  public var protectFinishes: Bool
+  package var protectFinishes: Bool
   /// `protect_finish: after_life_actions`: in protect mode the life actions are held, the
   /// launch is relaunched after they were added, and each held action is performed once.
-  public var lifeActionsHeld = false
+  package var lifeActionsHeld = false
   /// Life actions the app adds (each gives a `life.<key>` failpoint).
-  public var lifeActions: [String]
+  package var lifeActions: [String]
   /// A custom policy (a `shouldProtect` closure): the counts at which it protects,
   /// sampled by the target (counts past the last sample behave like the last one).
-  public var customProtectsAt: [Int]?
+  package var customProtectsAt: [Int]?
   /// The exit status of an exhausted ladder (`whenExhausted(.exit(status:))`); nil: the last level repeats.
-  public var exhaustedExitStatus: Int32?
+  package var exhaustedExitStatus: Int32?
   /// `launchDeadline`: a hang during the launch ends by SIGABRT and counts.
-  public var deadlineSeconds: Double?
+  package var deadlineSeconds: Double?
   /// The filters of the "What counts" table the target keeps: a stop request is not counted.
-  public var ignoresTermination = true
+  package var ignoresTermination = true
   /// A launch that died before a reboot is not counted.
-  public var ignoresReboots = true
+  package var ignoresReboots = true
   /// A new executable resets the count.
-  public var resetsOnNewBinary = true
+  package var resetsOnNewBinary = true
   /// The target stated this policy (protocol 2) instead of taking it from `CHAOS_APP`.
-  public var declared = false
+  package var declared = false
   /// The target stays up after `launching_finished` (a daemon): each launch is stopped with
   /// SIGTERM as a supervisor would, and must exit 0.
-  public var daemon = false
+  package var daemon = false
   /// Where the target's own failpoints fire, when not during the launch (`repair`,
   /// `after_launch`), from its listing.
-  public var pointPhases: [String: String] = [:]
+  package var pointPhases: [String: String] = [:]
 
   /// A configuration.
-  public init(threshold: Int, levels: [(name: String, at: Int)], protectFinishes: Bool, lifeActions: [String]) {
+  package init(threshold: Int, levels: [(name: String, at: Int)], protectFinishes: Bool, lifeActions: [String]) {
     self.threshold = threshold
     self.levels = levels
     self.protectFinishes = protectFinishes
     self.lifeActions = lifeActions
   }
 
-  public static func == (lhs: ExplorationApp, rhs: ExplorationApp) -> Bool {
+  package static func == (lhs: ExplorationApp, rhs: ExplorationApp) -> Bool {
     lhs.threshold == rhs.threshold && lhs.levels.map(\.name) == rhs.levels.map(\.name)
       && lhs.levels.map(\.at) == rhs.levels.map(\.at) && lhs.protectFinishes == rhs.protectFinishes
       && lhs.lifeActionsHeld == rhs.lifeActionsHeld && lhs.lifeActions == rhs.lifeActions
@@ -175,25 +175,25 @@ public struct ExplorationApp: Sendable, Equatable {
 
 /// What the contract says one launch must show. A nil field is not predicted: in a launch of
 /// several processes at once, which of them counted which sibling is a matter of timing.
-public struct Prediction: Sendable, Equatable {
+package struct Prediction: Sendable, Equatable {
   /// How the launch ends.
-  public var outcome: Outcome
+  package var outcome: Outcome
   /// The signal that ends it (`crash`).
-  public var signal: Int32?
+  package var signal: Int32?
   /// Its exit status (`exit`).
-  public var exitCode: Int32?
+  package var exitCode: Int32?
   /// The count its `launch` event reports.
-  public var count: Int?
+  package var count: Int?
   /// Its mode: `normal` or `protect`.
-  public var mode: String?
+  package var mode: ReportedMode?
   /// Its protect level (from 1).
-  public var level: Int?
+  package var level: Int?
   /// Whether the held launch ran in-process after the repair.
-  public var relaunched: Bool?
+  package var relaunched: Bool?
   /// The persisted count after the launch.
-  public var stateCount: Int?
+  package var stateCount: Int?
   /// The persisted attempted level after the launch (0: none).
-  public var attemptedLevel: Int?
+  package var attemptedLevel: Int?
   /// Where the injected fault fired, if it did (for coverage).
-  public var fired: String?
+  package var fired: String?
 }

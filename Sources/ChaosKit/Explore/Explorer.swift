@@ -129,7 +129,7 @@ public struct Explorer: Sendable {
           report.launches += result.processes.count
           for point in judgement.notReached { report.notReached[point, default: 0] += 1 }
           for prediction in predictions.prefix(ran) {
-            if prediction.mode == "protect" { report.protectLaunches += 1 }
+            if prediction.mode == .protect { report.protectLaunches += 1 }
             if let level = prediction.level { report.levelsReached.insert(level) }
           }
           report.levelsConfigured.formUnion(1...max(1, sequence.app.levels.count))
@@ -204,7 +204,7 @@ public struct Explorer: Sendable {
   }
 
   static func firstDifference(_ result: ScenarioResult) -> String {
-    let message = result.messages.first ?? result.status
+    let message = result.messages.first ?? result.status.rawValue
     let line = message.split(separator: "\n").first.map(String.init) ?? message
     guard let launch = line.range(of: ": launch ") else { return line }
     var text = "launch " + line[launch.upperBound...]
@@ -216,10 +216,8 @@ public struct Explorer: Sendable {
 
   /// What a failure is about (`count`, `outcome`, `state.attempted_level`…): shrinking keeps
   /// only candidates that fail the same way, not with another bug or a scenario error.
-  static func failureKind(_ result: ScenarioResult) -> String? {
-    guard result.status == "failed", let message = result.messages.first,
-      let expected = message.range(of: "expected ")
-    else { return nil }
-    return String(message[expected.upperBound...].prefix { $0 != " " })
+  static func failureKind(_ result: ScenarioResult) -> ScenarioFailure.Kind? {
+    guard result.status == .failed else { return nil }
+    return result.failures.first?.kind
   }
 }

@@ -87,7 +87,8 @@ extension Explorer {
   }
 
   /// Runs a written scenario `options.reruns` times, keeping each run's artifacts.
-  func rerun(_ path: String, kind: String?) -> [(verdict: String, sameFailure: Bool, artifacts: String?)] {
+  func rerun(_ path: String, kind: ScenarioFailure.Kind?) -> [(verdict: String, sameFailure: Bool, artifacts: String?)]
+  {
     var options = RunOptions()
     options.artifactsDirectory = self.options.artifactsDirectory + "/reruns"
     options.keepArtifacts = true
@@ -119,7 +120,7 @@ extension Explorer {
       let result = runner.run(scenario)
       report.replayed.append(Report.Replay(path: path, passed: result.passed, status: result.status))
       // A scenario that cannot run (its target moved) is reported, not a divergence.
-      guard result.status == "failed" else { continue }
+      guard result.status == .failed else { continue }
       let kind = Self.failureKind(result)
       let reruns = rerun(path, kind: kind)
       let launches = scenario.launches.count

@@ -2,7 +2,7 @@ import Foundation
 
 extension Explorer {
   /// What exploration found and reached.
-  public struct Report: Codable, Sendable {
+  public struct Report: Encodable, Sendable {
     /// The run's seed (`--seed`).
     public var seed: UInt64
     /// The shard this run explored, `i/n` (nil: the whole campaign).
@@ -39,20 +39,20 @@ extension Explorer {
     /// The first divergence, shrunk; nil when every launch matched its prediction.
     public var failure: Failure?
     /// Each sequence's verdict, in the order they finished.
-    public var verdicts: [SequenceVerdict] = []
+    package var verdicts: [SequenceVerdict] = []
 
     /// A stored failure replayed first.
-    public struct Replay: Codable, Sendable {
+    public struct Replay: Encodable, Sendable {
       /// The scenario file in the store.
       public var path: String
       /// Whether it passed (the bug it recorded is fixed).
       public var passed: Bool
-      /// `passed`, `failed`, or `error` (it could not run, e.g. its target moved: skipped).
-      public var status: String
+      /// Passed, failed, or error (it could not run, e.g. its target moved: skipped).
+      public var status: ScenarioResult.Status
     }
 
     /// The divergence, shrunk.
-    public struct Failure: Codable, Sendable {
+    public struct Failure: Encodable, Sendable {
       /// The random seed of the sequence that diverged (0 for a replayed store entry).
       public var sequenceSeed: UInt64
       /// Its length before shrinking.
@@ -81,13 +81,13 @@ extension Explorer {
       /// Where it was added to (or found in) the failure store.
       public var storePath: String?
       /// Every candidate the shrinker tried, in order.
-      public var shrinkSteps: [ShrinkStep] = []
+      package var shrinkSteps: [ShrinkStep] = []
       /// The written scenario file's text.
       public var scenarioText = ""
       /// The launch where the target and the model first disagreed (in the minimal scenario).
       public var divergentLaunch: Int?
       /// The model's prediction for that launch beside what its processes did.
-      public var comparison: [PredictionComparison] = []
+      package var comparison: [PredictionComparison] = []
       /// The run of the minimal scenario (of the original sequence when that run passed).
       public var run: ScenarioResult?
 

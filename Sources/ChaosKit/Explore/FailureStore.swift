@@ -22,7 +22,7 @@ package enum FailureStore {
 
   /// The key of a divergence: what was expected and seen, without the launch number (the same
   /// bug shrunk from two sequences), as a file name.
-  package static func key(kind: String?, difference: String) -> String {
+  package static func key(kind: ScenarioFailure.Kind?, difference: String) -> String {
     var text = difference
     if text.hasPrefix("launch "), let colon = text.firstIndex(of: ":") {
       text = String(text[text.index(after: colon)...])
@@ -31,7 +31,7 @@ package enum FailureStore {
       text.lowercased().map { $0.isLetter || $0.isNumber ? $0 : "-" }.split(separator: "-").joined(separator: "-")
         .prefix(60))
     var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-    for byte in ((kind ?? "") + "\n" + text).utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+    for byte in ((kind?.rawValue ?? "") + "\n" + text).utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
     return (slug.isEmpty ? "divergence" : slug) + "-" + String(hash & 0xffff_ffff, radix: 16)
   }
 

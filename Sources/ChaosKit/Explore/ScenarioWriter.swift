@@ -47,7 +47,7 @@ enum ScenarioWriter {
     if let signal = expect.signal { fields.append("signal: \(Signals.name(signal))") }
     if let code = expect.exitCode { fields.append("exit_code: \(code)") }
     if let count = expect.count { fields.append("count: \(count)") }
-    if let mode = expect.mode { fields.append("mode: \(mode)") }
+    if let mode = expect.mode { fields.append("mode: \(mode.rawValue)") }
     if let level = expect.level { fields.append("level: \(level)") }
     if let relaunched = expect.relaunched { fields.append("relaunched: \(relaunched)") }
     if !expect.events.isEmpty {

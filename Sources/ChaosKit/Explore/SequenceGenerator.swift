@@ -4,23 +4,23 @@ import Foundation
 /// A generated crash loop: an app configuration and its launches. With the model's
 /// predictions it *is* a scenario (`scenario(target:)`), so running and checking it is
 /// `ScenarioRunner.run`, and its output is the standard YAML.
-public struct ExplorationSequence: Sendable, Equatable {
+package struct ExplorationSequence: Sendable, Equatable {
   /// The random seed of this sequence (made from the run's seed and its index).
-  public var seed: UInt64
+  package var seed: UInt64
   /// The protection configuration.
-  public var app: ExplorationApp
+  package var app: ExplorationApp
   /// The launches.
-  public var steps: [ExplorationStep]
+  package var steps: [ExplorationStep]
 
   /// What the model predicts for each launch, in order.
-  public var predictions: [Prediction] {
+  package var predictions: [Prediction] {
     var model = ContractModel()
     return steps.map { model.step($0, app: app) }
   }
 
   /// The sequence as a scenario with the model's predictions as expectations. `baseApp`
   /// (`--app`) is merged over the generated configuration.
-  public func scenario(target: String, baseApp: JSONValue?, environment: [String: String] = [:], path: String)
+  package func scenario(target: String, baseApp: JSONValue?, environment: [String: String] = [:], path: String)
     -> Scenario
   {
     var appFields: [String: JSONValue] = [:]
@@ -42,7 +42,7 @@ public struct ExplorationSequence: Sendable, Equatable {
 
   /// Whether the model predicts every launch without depending on timing
   /// (`ContractModel.admits`); the shrinker keeps only such candidates.
-  public var isPredictable: Bool {
+  package var isPredictable: Bool {
     var model = ContractModel()
     for step in steps {
       guard model.admits(step, app: app) else { return false }
@@ -123,32 +123,32 @@ public struct ExplorationSequence: Sendable, Equatable {
 
 /// Proposes crash loops: seeded and reproducible, weighted so that sequences reach protect
 /// mode and every escalation level rather than random noise.
-public struct SequenceGenerator: Sendable {
+package struct SequenceGenerator: Sendable {
   /// The failpoints faults are injected at (the target's listing, `life.*` expanded).
-  public var points: [String]
+  package var points: [String]
   /// Launches per sequence.
-  public var lengths: ClosedRange<Int> = 5...14
+  package var lengths: ClosedRange<Int> = 5...14
 
   /// The configuration a target declared (protocol 2, `TargetDiscovery`); nil: generate one.
-  public var declaredApp: ExplorationApp?
+  package var declaredApp: ExplorationApp?
 
   /// Whether the target lists `life.*` and takes `CHAOS_APP`: the generated app's life actions
   /// (`serve`, `sync`) are then failpoints too. A declaring target's keys are unknown.
-  public var lifePoints: [String] = []
+  package var lifePoints: [String] = []
 
   /// The life actions a generated app may add: one, one key twice, or two.
   static let lifeActionChoices: [[String]] = [["serve"], ["serve", "serve"], ["serve", "sync"]]
 
   /// A generator over the target's declared failpoints (`store.*` are used for storage
   /// faults only; `life.*` becomes the generated app's life actions).
-  public init(declared: [String], declaredApp: ExplorationApp? = nil) {
+  package init(declared: [String], declaredApp: ExplorationApp? = nil) {
     self.declaredApp = declaredApp
     points = declared.filter { !$0.hasPrefix("store.") && !$0.hasSuffix("*") }.sorted()
     if declared.contains("life.*"), declaredApp == nil { lifePoints = ["life.serve", "life.sync"] }
   }
 
   /// The sequence number `index` of the run seeded `seed`.
-  public func sequence(seed: UInt64, index: Int) -> ExplorationSequence {
+  package func sequence(seed: UInt64, index: Int) -> ExplorationSequence {
     var random = SeededGenerator(seed: seed &* 0x9E37_79B9_7F4A_7C15 &+ UInt64(index) &+ 1)
     let app = self.app(&random)
     var model = ContractModel()

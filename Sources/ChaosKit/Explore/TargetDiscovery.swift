@@ -3,14 +3,14 @@ import Foundation
 /// What a protocol-2 target that does not take `CHAOS_APP` declares about itself, learnt from
 /// one clean launch in a throwaway state directory: the `launch` event's `policy`, and whether
 /// it stays up after `launching_finished` (a daemon, stopped here with SIGTERM).
-public enum TargetDiscovery {
+package enum TargetDiscovery {
   /// Why the declaration could not be read.
-  public struct Failure: Error, CustomStringConvertible, Sendable {
-    public var description: String
+  package struct Failure: Error, CustomStringConvertible, Sendable {
+    package var description: String
   }
 
   /// Runs the target once and returns its declared policy as the model's configuration.
-  public static func declaredPolicy(target: String, environment extra: [String: String] = [:]) throws(Failure)
+  package static func declaredPolicy(target: String, environment extra: [String: String] = [:]) throws(Failure)
     -> ExplorationApp
   {
     let scratch = NSTemporaryDirectory() + "chaos-discover-\(getpid())-\(UUID().uuidString.prefix(8))"

@@ -30,8 +30,8 @@ package enum HTMLReport {
   /// and markers; others a plain span per process.
   package static func render(_ results: [ScenarioResult], context: Context) -> String {
     let passed = results.filter(\.passed).count
-    let failed = results.filter { $0.status == "failed" }.count
-    let errors = results.filter { $0.status == "error" }.count
+    let failed = results.filter { $0.status == .failed }.count
+    let errors = results.filter { $0.status == .error }.count
     let processes = results.reduce(0) { $0 + $1.processes.count }
     let latencies = results.flatMap(\.processes).compactMap(\.handlerLatencyMicroseconds)
     // Delivery means something only for a fault that raises at once (not a hang ended by a deadline).

@@ -2,18 +2,18 @@ import Foundation
 
 /// JUnit XML as Jenkins and the GitHub Actions JUnit reporters read it: one `testsuite` per
 /// scenario group, one `testcase` per scenario, failures with their text, output attached.
-public enum JUnitReport {
+package enum JUnitReport {
   /// The XML document.
-  public static func render(_ results: [ScenarioResult]) -> String {
+  package static func render(_ results: [ScenarioResult]) -> String {
     var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-    let failures = results.filter { $0.status == "failed" }.count
-    let errors = results.filter { $0.status == "error" }.count
+    let failures = results.filter { $0.status == .failed }.count
+    let errors = results.filter { $0.status == .error }.count
     let total = results.reduce(0) { $0 + $1.seconds }
     xml +=
       "<testsuites name=\"chaos\" tests=\"\(results.count)\" failures=\"\(failures)\" errors=\"\(errors)\" time=\"\(seconds(total))\">\n"
     for (group, cases) in Dictionary(grouping: results, by: \.group).sorted(by: { $0.key < $1.key }) {
-      let groupFailures = cases.filter { $0.status == "failed" }.count
-      let groupErrors = cases.filter { $0.status == "error" }.count
+      let groupFailures = cases.filter { $0.status == .failed }.count
+      let groupErrors = cases.filter { $0.status == .error }.count
       xml +=
         "  <testsuite name=\"\(escape(group))\" tests=\"\(cases.count)\" failures=\"\(groupFailures)\" errors=\"\(groupErrors)\" skipped=\"0\" time=\"\(seconds(cases.reduce(0) { $0 + $1.seconds }))\">\n"
       for result in cases {
@@ -24,8 +24,8 @@ public enum JUnitReport {
           continue
         }
         xml += ">\n"
-        let element = result.status == "error" ? "error" : "failure"
-        let message = result.messages.first.map { String($0.prefix(500)) } ?? result.status
+        let element = result.status == .error ? "error" : "failure"
+        let message = result.messages.first.map { String($0.prefix(500)) } ?? result.status.rawValue
         xml +=
           "      <\(element) message=\"\(escape(message))\" type=\"\(result.status)\">\(escape(result.messages.joined(separator: "\n\n")))</\(element)>\n"
         let output = attachments(result)

@@ -11,7 +11,7 @@ package enum ScenarioSectionHTML {
     let anchor = { (process: ProcessResult) in
       "s\(number)-l\(process.launch)-r\(process.iteration)-p\(process.process)"
     }
-    let mark = result.passed ? "✓" : result.status == "failed" ? "✗" : "!"
+    let mark = result.passed ? "✓" : result.status == .failed ? "✗" : "!"
     let launches = Set(result.processes.map(\.launch)).count
     var html = """
       <section class="scenario \(result.status)" id="s\(number)" data-status="\(result.status)" \
@@ -21,10 +21,10 @@ package enum ScenarioSectionHTML {
       \(String(format: "%.2f", result.seconds)) s)</small></summary>
       <p><code>\(Markup.escape(result.path))</code></p>
       """
-    if result.status == "failed" {
+    if result.status == .failed {
       html += "<p class=\"note\">A scenario stops at its first failing launch: the launches after it did not run.</p>"
     }
-    if result.status == "error" {
+    if result.status == .error {
       html += result.messages.map { "<pre class=\"failure\">\(Markup.escape($0))</pre>" }.joined()
     }
     if !groups.isEmpty {
@@ -48,12 +48,12 @@ package enum ScenarioSectionHTML {
       if process.process > 1 || result.processes.contains(where: { $0.launch == process.launch && $0.process > 1 }) {
         launch += " p\(process.process)"
       }
-      let saw = [process.count.map { "count \($0)" }, process.mode, process.relaunched ? "relaunched" : nil]
+      let saw = [process.count.map { "count \($0)" }, process.mode?.rawValue, process.relaunched ? "relaunched" : nil]
         .compactMap { $0 }.joined(separator: ", ")
       html += """
         <tr id="\(anchor(process))" class="\(failed ? "failing" : "ok")" data-launch="\(process.launch)" \
         data-process="\(process.process)"><td>\(launch)</td><td>\(process.pid)</td><td>\(Markup.escape(saw))</td>\
-        <td>\(Markup.escape(process.end)) (\(Markup.escape(process.outcome)))</td>\
+        <td>\(Markup.escape(process.endText)) (\(Markup.escape(process.outcomeText)))</td>\
         <td>\(String(format: "%.1f", process.durationMilliseconds)) ms</td><td>\(happenings(process, result, reportDirectory))</td></tr>
         """
     }
@@ -99,7 +99,7 @@ package enum ScenarioSectionHTML {
     }
     if process.stoppedByHarness { parts.append("stopped by the harness after it finished launching") }
     for failure in process.failures {
-      parts.append("<pre class=\"failure\">\(Markup.escape(failure))</pre>")
+      parts.append("<pre class=\"failure\">\(Markup.escape(failure.message))</pre>")
     }
     if result.artifacts != nil {
       let folder = RelativePath.of(process.artifacts, from: reportDirectory)

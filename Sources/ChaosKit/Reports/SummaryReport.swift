@@ -2,14 +2,14 @@ import Foundation
 
 /// The human-readable reports: a live line per scenario, a summary table, and the Markdown
 /// summary for GitHub Actions' step summary.
-public enum SummaryReport {
+package enum SummaryReport {
   /// One line for a finished scenario: `✓ counting/name (3 launches, 0.4 s) [5/40]`.
-  public static func line(_ result: ScenarioResult, done: Int, total: Int, color: Bool) -> String {
+  package static func line(_ result: ScenarioResult, done: Int, total: Int, color: Bool) -> String {
     let (mark, code) =
       switch result.status {
-      case "passed": ("✓", "32")
-      case "failed": ("✗", "31")
-      default: ("!", "33")
+      case .passed: ("✓", "32")
+      case .failed: ("✗", "31")
+      case .error: ("!", "33")
       }
     let launches = Set(result.processes.map(\.launch)).count
     let text =
@@ -19,9 +19,9 @@ public enum SummaryReport {
 
   /// Latency, every failure message, then the totals as the closing line
   /// (`scenarios: N passed, N failed`, the form CI log readers look for).
-  public static func table(_ results: [ScenarioResult]) -> String {
+  package static func table(_ results: [ScenarioResult]) -> String {
     let passed = results.filter(\.passed).count
-    let errors = results.filter { $0.status == "error" }.count
+    let errors = results.filter { $0.status == .error }.count
     let processes = results.reduce(0) { $0 + $1.processes.count }
     var lines = [""]
     let latencies = results.flatMap(\.processes).compactMap(\.handlerLatencyMicroseconds)
@@ -36,7 +36,7 @@ public enum SummaryReport {
     }
     for result in results where !result.passed {
       lines.append("")
-      lines.append("\(result.status.uppercased()): \(result.name)")
+      lines.append("\(result.status.rawValue.uppercased()): \(result.name)")
       lines += result.messages.map { "  " + $0.replacingOccurrences(of: "\n", with: "\n  ") }
     }
     lines.append("")
@@ -46,12 +46,12 @@ public enum SummaryReport {
   }
 
   /// GitHub-flavoured Markdown.
-  public static func markdown(_ results: [ScenarioResult]) -> String {
+  package static func markdown(_ results: [ScenarioResult]) -> String {
     let passed = results.filter(\.passed).count
     var text =
       "## chaos run: \(passed)/\(results.count) scenarios passed\n\n| | group | scenario | launches | seconds |\n|---|---|---|---|---|\n"
     for result in results {
-      let mark = result.passed ? "✅" : (result.status == "failed" ? "❌" : "⚠️")
+      let mark = result.passed ? "✅" : (result.status == .failed ? "❌" : "⚠️")
       text +=
         "| \(mark) | \(result.group) | \(result.name) | \(Set(result.processes.map(\.launch)).count) | \(String(format: "%.2f", result.seconds)) |\n"
     }

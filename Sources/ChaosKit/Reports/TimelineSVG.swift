@@ -53,13 +53,13 @@ package enum TimelineSVG {
     let x = { (time: UInt64) -> Double in labelWidth + min(barWidth, Double(time) * scale) }
     var svg = """
       <g class="row\(failed ? " failed" : "")" data-launch="\(process.launch)" data-process="\(process.process)" \
-      data-pid="\(process.pid)" data-outcome="\(Markup.escape(process.outcome))">
+      data-pid="\(process.pid)" data-outcome="\(Markup.escape(process.outcomeText))">
       """
     if failed {
       svg +=
         "<rect class=\"failed-band\" x=\"0\" y=\"\(fmt(y))\" width=\"\(Int(width))\" height=\"\(fmt(rowHeight - 2))\"/>"
     }
-    let saw = [process.count.map { "count \($0)" }, process.mode].compactMap { $0 }.joined(separator: " · ")
+    let saw = [process.count.map { "count \($0)" }, process.mode?.rawValue].compactMap { $0 }.joined(separator: " · ")
     let name = process.process > 1 || process.iteration > 1 ? "p\(process.process)" : "pid"
     svg += """
       <a href="#\(anchor)"><text class="row-label" x="4" y="\(fmt(y + 14))">\(failed ? "✗ " : "")\(name == "pid" ? "" : name + " ")\
@@ -85,7 +85,7 @@ package enum TimelineSVG {
     for marker in row.markers {
       svg += self.marker(marker, x: x(marker.time), y: y + 11)
     }
-    let ending = [process.end, process.outcome == process.end ? nil : process.outcome].compactMap { $0 }
+    let ending = [process.endText, process.outcomeText]
     let crash = row.markers.first { $0.kind == "crash" }?.label
     let endText = (crash.map { [$0] } ?? ending).joined(separator: " · ")
     svg += """

@@ -35,51 +35,54 @@ struct Observation {
 enum Checker {
   /// A stop the harness made after `launching_finished` (`daemon:`) is never counted: the
   /// launch after it must not list the stopped pid in its `launch` event's `counted`.
-  static func checkStopsNotCounted(_ stopped: [pid_t: Int], _ seen: Observation) -> [String] {
+  static func checkStopsNotCounted(_ stopped: [pid_t: Int], _ seen: Observation) -> [ScenarioFailure] {
     guard !stopped.isEmpty, let counted = seen.launchEvent?["counted"]?.array else { return [] }
     return counted.compactMap(\.int).compactMap { pid in
       stopped[pid_t(pid)].map { launch in
-        "counted launch \(launch) (pid \(pid)), which the harness stopped with SIGTERM after it finished launching: a stop is never counted"
+        ScenarioFailure(
+          .stopCounted,
+          "counted launch \(launch) (pid \(pid)), which the harness stopped with SIGTERM after it finished launching: a stop is never counted"
+        )
       }
     }
   }
 
-  static func check(_ expect: Expectation, _ seen: Observation) -> [String] {
-    var failures: [String] = []
-    func fail(_ what: String, expected: String, saw: String) {
-      failures.append("expected \(what) \(expected), saw \(saw)")
+  static func check(_ expect: Expectation, _ seen: Observation) -> [ScenarioFailure] {
+    var failures: [ScenarioFailure] = []
+    func fail(_ kind: ScenarioFailure.Kind, _ what: String? = nil, expected: String, saw: String) {
+      failures.append(ScenarioFailure(kind, "expected \(what ?? kind.rawValue) \(expected), saw \(saw)"))
     }
     if let outcome = expect.outcome, seen.outcome != outcome {
-      fail("outcome", expected: outcome.rawValue, saw: "\(seen.outcome.rawValue) (\(seen.end))")
+      fail(.outcome, expected: outcome.rawValue, saw: "\(seen.outcome.rawValue) (\(seen.end))")
     }
     if let signal = expect.signal, seen.end != .signaled(signal) {
-      fail("signal", expected: Signals.name(signal), saw: seen.end.description)
+      fail(.signal, expected: Signals.name(signal), saw: seen.end.description)
     }
     if let code = expect.exitCode, seen.end != .exited(code) {
-      fail("exit_code", expected: String(code), saw: seen.end.description)
+      fail(.exitCode, expected: String(code), saw: seen.end.description)
     }
     let launch = seen.launchEvent
     if let count = expect.count, launch?["count"]?.int != count {
-      fail("count", expected: String(count), saw: launch?["count"]?.description ?? "no launch event")
+      fail(.count, expected: String(count), saw: launch?["count"]?.description ?? "no launch event")
     }
-    if let mode = expect.mode, launch?["mode"]?.string != mode {
-      fail("mode", expected: mode, saw: launch?["mode"]?.string ?? "no launch event")
+    if let mode = expect.mode, launch?["mode"]?.string != mode.rawValue {
+      fail(.mode, expected: mode.rawValue, saw: launch?["mode"]?.string ?? "no launch event")
     }
     if let level = expect.level, launch?["level"]?.int != level {
-      fail("level", expected: String(level), saw: launch?["level"]?.description ?? "none")
+      fail(.level, expected: String(level), saw: launch?["level"]?.description ?? "none")
     }
     if let relaunched = expect.relaunched {
       let did = seen.events.contains { $0.name == "relaunch" }
-      if did != relaunched { fail("relaunched", expected: String(relaunched), saw: String(did)) }
+      if did != relaunched { fail(.relaunched, expected: String(relaunched), saw: String(did)) }
     }
     if let missing = firstMissing(expect.events, in: seen.events) {
       fail(
-        "events in order", expected: expect.events.map(\.description).joined(separator: " → "),
+        .events, "events in order", expected: expect.events.map(\.description).joined(separator: " → "),
         saw: "no \(missing) after the earlier ones (events: \(seen.events.map(\.name).joined(separator: ", ")))")
     }
     for pattern in expect.noEvents {
       if let found = seen.events.first(where: { matches(pattern, $0) }) {
-        fail("no event", expected: pattern.description, saw: "one at events line \(found.line)")
+        fail(.noEvents, "no event", expected: pattern.description, saw: "one at events line \(found.line)")
       }
     }
     if !expect.notify.isEmpty {
@@ -91,7 +94,7 @@ enum Checker {
         }
         guard let found = messages[cursor...].firstIndex(where: matches) else {
           fail(
-            "notify messages in order", expected: expect.notify.joined(separator: " → "),
+            .notify, "notify messages in order", expected: expect.notify.joined(separator: " → "),
             saw: "no '\(wanted)' after the earlier ones (messages: \(messages.joined(separator: " | ")))")
           break
         }
@@ -101,20 +104,22 @@ enum Checker {
     if !expect.backtraceContains.isEmpty {
       if let backtrace = seen.backtrace {
         for text in expect.backtraceContains where !backtrace.contains(text) {
-          failures.append("expected backtrace_contains '\(text)', saw frames:\n\(backtrace.description)")
+          failures.append(
+            ScenarioFailure(
+              .backtraceContains, "expected backtrace_contains '\(text)', saw frames:\n\(backtrace.description)"))
         }
       } else {
-        fail("backtrace_contains", expected: expect.backtraceContains.joined(separator: ", "), saw: "no crash record")
+        fail(.backtraceContains, expected: expect.backtraceContains.joined(separator: ", "), saw: "no crash record")
       }
     }
     if let bound = expect.handlerLatencyMicroseconds {
       if let crash = seen.crash {
         if crash.handlerLatencyMicroseconds > bound {
           fail(
-            "handler_latency_us", expected: "≤ \(bound)", saw: String(format: "%.1f", crash.handlerLatencyMicroseconds))
+            .handlerLatency, expected: "≤ \(bound)", saw: String(format: "%.1f", crash.handlerLatencyMicroseconds))
         }
       } else {
-        fail("handler_latency_us", expected: "≤ \(bound)", saw: "no crash record")
+        fail(.handlerLatency, expected: "≤ \(bound)", saw: "no crash record")
       }
     }
     if let state = expect.state { failures += checkState(state, seen) }
@@ -122,39 +127,39 @@ enum Checker {
     return failures
   }
 
-  private static func checkState(_ expect: StateExpectation, _ seen: Observation) -> [String] {
-    var failures: [String] = []
+  private static func checkState(_ expect: StateExpectation, _ seen: Observation) -> [ScenarioFailure] {
+    var failures: [ScenarioFailure] = []
     // Read only when a scenario asks about the state, after the process is gone.
     let state: LaunchState?
     do {
       // No file is a first launch (the contract): count 0, nothing in progress.
       state = try StateStore(directory: seen.stateDirectory).read() ?? LaunchState()
     } catch {
-      return ["expected a readable state, saw \(error.description)"]
+      return [ScenarioFailure(.stateUnreadable, "expected a readable state, saw \(error.description)")]
     }
-    func fail(_ what: String, _ expected: String, _ saw: String) {
-      failures.append("expected state.\(what) \(expected), saw \(saw)")
+    func fail(_ kind: ScenarioFailure.Kind, _ expected: String, _ saw: String) {
+      failures.append(.expected(kind, expected, saw: saw))
     }
     if let count = expect.count, state?.consecutiveCrashes != count {
-      fail("count", String(count), state.map { String($0.consecutiveCrashes) } ?? "no state file")
+      fail(.stateCount, String(count), state.map { String($0.consecutiveCrashes) } ?? "no state file")
     }
     if let running = expect.launchesInProgress, state?.launchesInProgress.count != running {
       fail(
-        "launches_in_progress", String(running), state.map { String($0.launchesInProgress.count) } ?? "no state file")
+        .stateLaunchesInProgress, String(running), state.map { String($0.launchesInProgress.count) } ?? "no state file")
     }
     if let level = expect.attemptedLevel, (state?.attemptedProtectLevel ?? 0) != level {
-      fail("attempted_level", String(level), String(state?.attemptedProtectLevel ?? 0))
+      fail(.stateAttemptedLevel, String(level), String(state?.attemptedProtectLevel ?? 0))
     }
     if let type = expect.lastCrashType, state?.lastCrashCause?.type != type {
-      fail("last_crash_type", type, state?.lastCrashCause?.type ?? "none")
+      fail(.stateLastCrashType, type, state?.lastCrashCause?.type ?? "none")
     }
     if let reason = expect.lastUncountedExit, state?.lastUncountedExit?.reason.rawValue != reason {
-      fail("last_uncounted_exit", reason, state?.lastUncountedExit?.reason.rawValue ?? "none")
+      fail(.stateLastUncountedExit, reason, state?.lastUncountedExit?.reason.rawValue ?? "none")
     }
     if let movedAside = expect.movedAside {
       let names = (try? FileManager.default.contentsOfDirectory(atPath: seen.stateDirectory)) ?? []
       let found = names.contains { $0.hasPrefix("launch-state.json.") && !$0.contains(".tmp-") }
-      if found != movedAside { fail("moved_aside", String(movedAside), String(found)) }
+      if found != movedAside { fail(.stateMovedAside, String(movedAside), String(found)) }
     }
     return failures
   }

@@ -3,9 +3,9 @@ import Synchronization
 
 /// Every process group the harness started and has not reaped, so an interrupt can kill them
 /// all. Spawning and cancelling take the same lock: no child starts after a cancel.
-public final class ChildRegistry: Sendable {
+package final class ChildRegistry: Sendable {
   /// The process-wide registry.
-  public static let shared = ChildRegistry()
+  package static let shared = ChildRegistry()
 
   private struct State {
     var groups: Set<pid_t> = []
@@ -15,7 +15,7 @@ public final class ChildRegistry: Sendable {
   private let state = Mutex(State())
 
   /// Whether `cancelAll` was called.
-  public var isCancelled: Bool { state.withLock { $0.cancelled } }
+  package var isCancelled: Bool { state.withLock { $0.cancelled } }
 
   /// Runs `spawn` (which returns the new group's pid, or nil) under the lock and records it.
   package func register(_ spawn: () -> pid_t?) -> pid_t? {
@@ -34,7 +34,7 @@ public final class ChildRegistry: Sendable {
   /// SIGKILLs every live group, reaps the group leaders, and refuses new children.
   /// Returns how many groups were killed.
   @discardableResult
-  public func cancelAll() -> Int {
+  package func cancelAll() -> Int {
     let groups = state.withLock { state in
       state.cancelled = true
       return state.groups

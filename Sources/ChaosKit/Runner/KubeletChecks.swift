@@ -3,12 +3,12 @@ import Foundation
 /// The kubelet's expectations (`probes:`, `restart_delay:`), judged from the `probe` and
 /// `supervisor` events the harness wrote while it played the kubelet.
 enum KubeletChecks {
-  static func check(_ expect: Expectation, _ seen: Observation) -> [String] {
-    var failures: [String] = []
+  static func check(_ expect: Expectation, _ seen: Observation) -> [ScenarioFailure] {
+    var failures: [ScenarioFailure] = []
     if let delay = expect.restartDelay {
       let saw = seen.restartDelay.map(milliseconds) ?? "no restart (the container's first start)"
       if seen.restartDelay.map({ abs($0 - delay) > 0.0005 }) ?? true {
-        failures.append("expected restart_delay \(milliseconds(delay)), saw \(saw)")
+        failures.append(.expected(.restartDelay, milliseconds(delay), saw: saw))
       }
     }
     guard let probes = expect.probes else { return failures }
@@ -22,25 +22,27 @@ enum KubeletChecks {
         }, uniquingKeysWith: { first, _ in first })
     if let startup = probes.startup {
       if let failed = verdicts["startup:failed"] {
-        if startup { failures.append("expected probes.startup passed, saw failed: \(killed("startup", failed, seen))") }
+        if startup {
+          failures.append(.expected(.probesStartup, "passed", saw: "failed: \(killed("startup", failed, seen))"))
+        }
       } else if verdicts["startup:passed"] != nil {
-        if !startup { failures.append("expected probes.startup failed, saw passed") }
+        if !startup { failures.append(.expected(.probesStartup, "failed", saw: "passed")) }
       } else {
         failures.append(
-          "expected probes.startup \(startup ? "passed" : "failed"), saw no verdict (the container ended first)")
+          .expected(.probesStartup, startup ? "passed" : "failed", saw: "no verdict (the container ended first)"))
       }
     }
     if let liveness = probes.liveness {
       let failed = verdicts["liveness:failed"]
       if let failed, liveness {
-        failures.append("expected probes.liveness passed, saw failed: \(killed("liveness", failed, seen))")
+        failures.append(.expected(.probesLiveness, "passed", saw: "failed: \(killed("liveness", failed, seen))"))
       } else if failed == nil, !liveness {
-        failures.append("expected probes.liveness failed, saw it never fail the container")
+        failures.append(.expected(.probesLiveness, "failed", saw: "it never fail the container"))
       }
     }
     if let readiness = probes.readiness, (verdicts["readiness:ready"] != nil) != readiness {
       failures.append(
-        "expected probes.readiness \(readiness ? "ready" : "not_ready"), saw \(readiness ? "never ready" : "ready")")
+        .expected(.probesReadiness, readiness ? "ready" : "not_ready", saw: readiness ? "never ready" : "ready"))
     }
     return failures
   }

@@ -19,7 +19,7 @@ struct KubeletRestarts {
   /// `Always` (exit 0 included), only failures under `OnFailure`, none under `Never`; a
   /// container that ran `backoffReset` resets the back-off.
   mutating func next(after previous: ProcessResult, spec: KubeletSpec) -> Decision {
-    let cleanExit = previous.end == ProcessEnd.exited(0).description
+    let cleanExit = previous.end == .exited(0)
     switch spec.restartPolicy {
     case .never:
       return .none("restart_policy Never: the kubelet does not restart the container")

@@ -2,7 +2,7 @@ import CProcessSpawn
 import Foundation
 
 /// How a launched process ended, as `waitpid` and the watchdog saw it.
-public enum ProcessEnd: Sendable, Equatable, CustomStringConvertible {
+public enum ProcessEnd: Sendable, Equatable, Encodable, CustomStringConvertible {
   /// `exit(code)`.
   case exited(Int32)
   /// Died by a signal (not sent by the watchdog).
@@ -21,6 +21,12 @@ public enum ProcessEnd: Sendable, Equatable, CustomStringConvertible {
     case .signaled(let signal): Signals.name(signal)
     case .timedOut: "timeout (killed by the watchdog)"
     }
+  }
+
+  /// Encoded as its description, as reports show it.
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.singleValueContainer()
+    try container.encode(description)
   }
 }
 

@@ -1,25 +1,25 @@
 /// What one process wrote and when, kept in its result for the reports that draw it
 /// (`chaos run --html`, `--trace`): passing scenarios' artifacts are deleted, so what the
 /// reports need is copied here first. Recorded only with `RunOptions.recordsTimeline`.
-public struct ProcessTimeline: Codable, Sendable, Equatable {
+package struct ProcessTimeline: Codable, Sendable, Equatable {
   /// One event of the process's events file (and the harness's own lines in it).
-  public struct Event: Codable, Sendable, Equatable {
+  package struct Event: Codable, Sendable, Equatable {
     /// Its name (`launch`, `failpoint`, `crash`…).
-    public var event: String
+    package var event: String
     /// CLOCK_MONOTONIC nanoseconds.
-    public var t: UInt64
+    package var t: UInt64
     /// Its other fields (a crash record without its raw frames and module map).
-    public var fields: [String: JSONValue]
+    package var fields: [String: JSONValue]
 
     /// An event as recorded.
-    public init(event: String, t: UInt64, fields: [String: JSONValue]) {
+    package init(event: String, t: UInt64, fields: [String: JSONValue]) {
       self.event = event
       self.t = t
       self.fields = fields
     }
 
     /// A field as text, when it is a string, number or boolean.
-    public func text(_ key: String) -> String? {
+    package func text(_ key: String) -> String? {
       switch fields[key] {
       case .string(let value)?: value
       case .number(let value)?: value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
@@ -30,16 +30,16 @@ public struct ProcessTimeline: Codable, Sendable, Equatable {
   }
 
   /// CLOCK_MONOTONIC nanoseconds just after the spawn.
-  public var spawned: UInt64
+  package var spawned: UInt64
   /// CLOCK_MONOTONIC nanoseconds when it was reaped.
-  public var reaped: UInt64
+  package var reaped: UInt64
   /// Its events, in file order.
-  public var events: [Event]
+  package var events: [Event]
   /// The first symbolized frames of its crash, innermost first (empty without a crash).
-  public var crashFrames: [String]
+  package var crashFrames: [String]
 
   /// A recorded timeline.
-  public init(spawned: UInt64, reaped: UInt64, events: [Event], crashFrames: [String]) {
+  package init(spawned: UInt64, reaped: UInt64, events: [Event], crashFrames: [String]) {
     self.spawned = spawned
     self.reaped = reaped
     self.events = events

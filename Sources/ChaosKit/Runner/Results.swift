@@ -1,5 +1,5 @@
 /// What one process of one launch did.
-public struct ProcessResult: Codable, Sendable {
+public struct ProcessResult: Encodable, Sendable {
   /// 1-based launch number in the scenario.
   public var launch: Int
   /// The launch entry's line in the file.
@@ -13,14 +13,15 @@ public struct ProcessResult: Codable, Sendable {
   /// The process id the target reported in its events, when it differs from `pid` (1 for a
   /// launch run as PID 1 of its own namespaces, `container: true`).
   public var targetPid: Int32? = nil
-  /// How it ended, e.g. `SIGSEGV`, `exit(0)`, `timeout`.
-  public var end: String
-  /// The outcome class.
-  public var outcome: String
+  /// How it ended (`exit(0)`, `SIGSEGV`, the watchdog's timeout); nil when it never started
+  /// (`failures` says why).
+  public var end: ProcessEnd?
+  /// The outcome class; nil when it never started.
+  public var outcome: Outcome?
   /// The count from its `launch` event.
   public var count: Int?
   /// The mode from its `launch` event.
-  public var mode: String?
+  public var mode: ReportedMode?
   /// Whether it relaunched after protect finish.
   public var relaunched: Bool
   /// Crash handler latency (entry → record written), µs.
@@ -31,28 +32,44 @@ public struct ProcessResult: Codable, Sendable {
   public var durationMilliseconds: Double
   /// Where its output, events and (for the last process) state are kept.
   public var artifacts: String
-  /// Failed expectations.
-  public var failures: [String]
+  /// Failed expectations, each with its kind.
+  public var failures: [ScenarioFailure]
   /// What each of the launch's `requests:` did (nil when it has none).
   public var requests: [RequestResult]? = nil
   /// The harness stopped it as a daemon (`daemon:`) after it finished launching.
   public var stoppedByHarness = false
   /// Its events and when it ran, for the reports that draw them (`RunOptions.recordsTimeline`).
-  public var timeline: ProcessTimeline? = nil
+  package var timeline: ProcessTimeline? = nil
 }
 
 /// A scenario's result.
-public struct ScenarioResult: Codable, Sendable {
+public struct ScenarioResult: Encodable, Sendable {
+  /// Whether a scenario passed, failed an expectation, or could not run.
+  public enum Status: String, Sendable, Equatable, Encodable, CustomStringConvertible {
+    /// Every expectation held.
+    case passed
+    /// An expectation failed (`failures` and `messages` say which).
+    case failed
+    /// The scenario could not run: a bad file, a missing target, an interrupted run.
+    case error
+
+    /// `passed`, `failed` or `error`.
+    public var description: String { rawValue }
+  }
+
   /// The file.
   public var path: String
   /// Its name.
   public var name: String
   /// Its group (folder).
   public var group: String
-  /// `passed`, `failed` or `error` (the scenario could not run: bad file, missing target).
-  public var status: String
+  /// Passed, failed or error.
+  public var status: Status
   /// Failure or error messages, each naming the launch, the expectation and what was seen.
   public var messages: [String]
+  /// The failures as values, in the order of `messages` (an error has none: it is not an
+  /// expectation that failed).
+  public var failures: [ScenarioFailure] = []
   /// Every process run.
   public var processes: [ProcessResult]
   /// Wall time, seconds.
@@ -61,7 +78,7 @@ public struct ScenarioResult: Codable, Sendable {
   public var artifacts: String?
 
   /// Whether it passed.
-  public var passed: Bool { status == "passed" }
+  public var passed: Bool { status == .passed }
 }
 
 extension ScenarioResult: CustomStringConvertible {
@@ -69,4 +86,11 @@ extension ScenarioResult: CustomStringConvertible {
   public var description: String {
     "\(status): \(path) (\(processes.count) processes, \(messages.count) failure messages)"
   }
+}
+
+extension ProcessResult {
+  /// How it ended, in words; `not started` when it never started.
+  package var endText: String { end?.description ?? "not started" }
+  /// The outcome's name; `error` when it never started.
+  package var outcomeText: String { outcome?.rawValue ?? "error" }
 }

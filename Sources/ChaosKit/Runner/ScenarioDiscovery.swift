@@ -1,9 +1,9 @@
 import Foundation
 
 /// Finds scenario files under paths (folders recursively), sorted by path.
-public enum ScenarioDiscovery {
+package enum ScenarioDiscovery {
   /// YAML files under each path; a file path is taken as is. Missing paths are errors.
-  public static func files(in paths: [String]) throws(ScenarioError) -> [String] {
+  package static func files(in paths: [String]) throws(ScenarioError) -> [String] {
     var files: [String] = []
     for path in paths {
       var isDirectory: ObjCBool = false
@@ -26,7 +26,7 @@ public enum ScenarioDiscovery {
 
   /// The files of shard `index` (1-based) of `count`: every count-th file of the sorted list,
   /// so shards are disjoint, cover everything and do not depend on the machine.
-  public static func shard(_ files: [String], index: Int, count: Int) -> [String] {
+  package static func shard(_ files: [String], index: Int, count: Int) -> [String] {
     files.sorted().enumerated().filter { $0.offset % count == index - 1 }.map(\.element)
   }
 }

@@ -8,17 +8,18 @@ extension ScenarioRunner {
     stateDirectory: String, stoppedByHarness: Bool, stoppedEarlier: [pid_t: Int],
     span: (spawned: UInt64, reaped: UInt64), kubelet: KubeletSpec?, restartDelay: Double?
   ) -> ProcessResult {
-    var failures: [String] = []
+    var failures: [ScenarioFailure] = []
     var events: [TargetEvent] = []
     do {
       events = try EventDecoder.decode(path: directory + "/events.ndjson").events
     } catch {
-      failures.append("malformed events file: \(error)")
+      failures.append(ScenarioFailure(.malformedEvents, "malformed events file: \(error)"))
     }
     var crash: CrashRecord?
     if let event = events.last(where: { $0.name == "crash" }) {
       do { crash = try CrashRecord(event: event) } catch {
-        failures.append("malformed crash record at events line \(event.line): \(error)")
+        failures.append(
+          ScenarioFailure(.malformedEvents, "malformed crash record at events line \(event.line): \(error)"))
       }
     }
     let wantsBacktrace = !spec.expect.backtraceContains.isEmpty || options.recordsTimeline
@@ -37,9 +38,10 @@ extension ScenarioRunner {
     }
     let reportedPid = observation.launchEvent?["pid"]?.int.map { pid_t(truncatingIfNeeded: $0) }
     var result = ProcessResult(
-      launch: number, line: spec.line, iteration: iteration, process: process, pid: pid, end: end.description,
-      outcome: observation.outcome.rawValue, count: observation.launchEvent?["count"]?.int,
-      mode: observation.launchEvent?["mode"]?.string, relaunched: events.contains { $0.name == "relaunch" },
+      launch: number, line: spec.line, iteration: iteration, process: process, pid: pid, end: end,
+      outcome: observation.outcome, count: observation.launchEvent?["count"]?.int,
+      mode: observation.launchEvent?["mode"]?.string.flatMap(ReportedMode.init(rawValue:)),
+      relaunched: events.contains { $0.name == "relaunch" },
       handlerLatencyMicroseconds: crash?.handlerLatencyMicroseconds,
       deliveryLatencyMicroseconds: crash.flatMap { record in
         fault.map { Double(Int64(bitPattern: record.entered &- $0.time)) / 1_000 }

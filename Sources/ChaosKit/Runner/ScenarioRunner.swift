@@ -22,7 +22,7 @@ public struct ScenarioRunner: Sendable {
     let suffix = options.repeatCount > 1 ? "-r\(round)" : ""
     let workDirectory = "\(options.artifactsDirectory)/\(scenario.group)-\(scenario.identifier)\(suffix)"
     var result = ScenarioResult(
-      path: scenario.path, name: scenario.name, group: scenario.group, status: "passed", messages: [], processes: [],
+      path: scenario.path, name: scenario.name, group: scenario.group, status: .passed, messages: [], processes: [],
       seconds: 0, artifacts: workDirectory)
     try? FileManager.default.removeItem(atPath: workDirectory)
     do {
@@ -56,8 +56,9 @@ public struct ScenarioRunner: Sendable {
               restart = (number, delay)
               if !KubeletRestarts.sleep(delay) { break launches }
             case .none(let why):
-              result.status = "failed"
+              result.status = .failed
               result.messages.append("\(scenario.path): launch \(number) (line \(spec.line)): \(why)")
+              result.failures.append(ScenarioFailure(.noRestart, why))
               break launches
             }
           }
@@ -68,7 +69,7 @@ public struct ScenarioRunner: Sendable {
           stoppedEarlier = Dictionary(
             processes.filter(\.stoppedByHarness).map { ($0.targetPid ?? $0.pid, number) }, uniquingKeysWith: { $1 })
           for process in processes where !process.failures.isEmpty {
-            result.status = "failed"
+            result.status = .failed
             var place = "launch \(number) (line \(spec.line)"
             if spec.repeatCount > 1 { place += ", repeat \(iteration) of \(spec.repeatCount)" }
             if spec.parallel > 1 { place += ", process \(process.process) of \(spec.parallel)" }
@@ -81,17 +82,18 @@ public struct ScenarioRunner: Sendable {
               }
               message += "\n  artifacts: \(process.artifacts)/{stdout.txt,stderr.txt,events.ndjson}"
               result.messages.append(message)
+              result.failures.append(failure)
             }
           }
-          if result.status != "passed" || ChildRegistry.shared.isCancelled { break launches }
+          if result.status != .passed || ChildRegistry.shared.isCancelled { break launches }
         }
       }
-      if ChildRegistry.shared.isCancelled, result.status == "passed" {
-        result.status = "error"
+      if ChildRegistry.shared.isCancelled, result.status == .passed {
+        result.status = .error
         result.messages.append("\(scenario.path): interrupted")
       }
     } catch {
-      result.status = "error"
+      result.status = .error
       result.messages.append("\(error)")
     }
     result.seconds = Date().timeIntervalSince(started)
@@ -193,9 +195,10 @@ public struct ScenarioRunner: Sendable {
       } catch {
         results.append(
           ProcessResult(
-            launch: number, line: spec.line, iteration: iteration, process: process, pid: 0, end: "not started",
-            outcome: "error",
-            relaunched: false, durationMilliseconds: 0, artifacts: directory, failures: ["\(error)"]))
+            launch: number, line: spec.line, iteration: iteration, process: process, pid: 0, end: nil,
+            outcome: nil,
+            relaunched: false, durationMilliseconds: 0, artifacts: directory,
+            failures: [ScenarioFailure(.notStarted, "\(error)")]))
       }
     }
     // Wait for all; each has its own watchdog deadline measured from its spawn.
@@ -243,7 +246,9 @@ public struct ScenarioRunner: Sendable {
           guard !spec.requests.indices.contains(request.index - 1) || !spec.requests[request.index - 1].optional else {
             return nil
           }
-          return request.failure.map { "request \(request.index) \(request.label) (line \(request.line)): \($0)" }
+          return request.failure.map {
+            ScenarioFailure(.request, "request \(request.index) \(request.label) (line \(request.line)): \($0)")
+          }
         }
       }
       results.append(result)

@@ -4,19 +4,19 @@ import Synchronization
 
 /// The failpoints a target declares, asked with `CHAOS_LIST_FAILPOINTS=1` (Docs/Protocol.md),
 /// so a misspelt name in a scenario is reported at its line before anything runs.
-public enum TargetFailpoints {
+package enum TargetFailpoints {
   /// A target's answer.
-  public struct Listing: Sendable, Equatable {
+  package struct Listing: Sendable, Equatable {
     /// Declared names; a trailing `*` stands for a prefix (`life.*`).
-    public var failpoints: [String]
+    package var failpoints: [String]
     /// The protocol version the target speaks.
-    public var protocolVersion: Int
+    package var protocolVersion: Int
     /// Whether it reads `CHAOS_APP` (protocol 2 `accepts_app`; protocol 1 targets are assumed
     /// to, as the reference app did), so `chaos explore` may generate configurations for it.
-    public var acceptsApp: Bool
+    package var acceptsApp: Bool
     /// Where failpoints outside the launch phase fire (protocol 2 `phases`: `repair`,
     /// `after_launch`); every other name fires during the launch.
-    public var phases: [String: String] = [:]
+    package var phases: [String: String] = [:]
   }
 
   private static let cache = Mutex([String: Listing?]())
@@ -24,7 +24,7 @@ public enum TargetFailpoints {
   /// Runs `target` once (per target and `CHAOS_APP`, cached) with `CHAOS_LIST_FAILPOINTS=1`
   /// in a throwaway state directory. Nil when it does not list: it exited non-zero, printed
   /// no `{"failpoints": [...]}` object, or ran past 10 s.
-  public static func list(target: String, app: String = "{}") -> Listing? {
+  package static func list(target: String, app: String = "{}") -> Listing? {
     let key = target + "\u{0}" + app
     if let cached = cache.withLock({ $0[key] }) { return cached }
     let listing = ask(target: target, app: app)
@@ -33,7 +33,7 @@ public enum TargetFailpoints {
   }
 
   /// The first name in `spec` (already parsed at load) that `listing` does not declare.
-  public static func firstUndeclared(in spec: String, listing: Listing) -> String? {
+  package static func firstUndeclared(in spec: String, listing: Listing) -> String? {
     let names = (try? FailpointSpecParser.parse(spec))?.map(\.name) ?? []
     return names.first { !FailpointRegistry.matches($0, listing.failpoints) }
   }

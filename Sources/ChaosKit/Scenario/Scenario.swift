@@ -10,32 +10,32 @@ public struct Scenario: Sendable {
   /// The rule the scenario proves, in one line.
   public var description: String?
   /// Per-launch watchdog; past it the process group is SIGKILLed (default 10 s).
-  public var timeoutSeconds: Double
+  package var timeoutSeconds: Double
   /// `chaos-target` (the reference app next to `chaos`) or a path to any protocol-speaking program.
   public var target: String
   /// The line of `target:` (0 when the default was used), for errors about it.
-  public var targetLine: Int
+  package var targetLine: Int
   /// Reference-app configuration, passed as `CHAOS_APP` (JSON).
-  public var app: JSONValue?
+  package var app: JSONValue?
   /// Extra environment for every launch.
-  public var environment: [String: String]
+  package var environment: [String: String]
   /// `SWIFT_BACKTRACE` for every launch (default `enable=no`).
-  public var swiftBacktrace: String
+  package var swiftBacktrace: String
   /// The harness plays systemd for every launch (nil: it does not).
-  public var supervisor: SupervisorSpec?
+  package var supervisor: SupervisorSpec?
   /// The target is a daemon: the harness stops each launch once it finished launching (nil: it does not).
-  public var daemon: DaemonSpec? = nil
+  package var daemon: DaemonSpec? = nil
   /// Every launch runs as PID 1 of new PID and mount namespaces with its own /proc, as a
   /// container runtime starts a server image without an init (`container: true`); the state
   /// directory stays the same across launches, as a volume does.
-  public var container = false
+  package var container = false
   /// The line of `container:` (0 when absent), for errors about it.
-  public var containerLine = 0
+  package var containerLine = 0
   /// The harness plays the kubelet: restarts with back-off between the launches, probes
   /// during each (nil: it does not).
-  public var kubelet: KubeletSpec? = nil
+  package var kubelet: KubeletSpec? = nil
   /// The launches, in order.
-  public var launches: [LaunchSpec]
+  package var launches: [LaunchSpec]
 
   /// The folder under `Scenarios/` (e.g. `counting`), used as the JUnit class name.
   public var group: String {
@@ -49,15 +49,15 @@ public struct Scenario: Sendable {
 }
 
 /// `supervisor:`: what of systemd's `Type=notify` behaviour the harness plays.
-public struct SupervisorSpec: Sendable, Equatable {
+package struct SupervisorSpec: Sendable, Equatable {
   /// Give each launch a `NOTIFY_SOCKET` and record its messages as `notify` events.
-  public var notify: Bool
+  package var notify: Bool
   /// `TimeoutStartSec`: SIGTERM when `READY=1` has not come by then (nil: no limit).
-  public var startTimeout: Double?
+  package var startTimeout: Double?
   /// `TimeoutStopSec`: SIGKILL to the group this long after a SIGTERM or SIGABRT.
-  public var stopTimeout: Double
+  package var stopTimeout: Double
   /// `WatchdogSec`: `WATCHDOG_USEC` is set; SIGABRT when a keep-alive is this late after `READY=1`.
-  public var watchdog: Double?
+  package var watchdog: Double?
 }
 
 /// `daemon:`: the target stays up after `launching_finished`, as a server does. The harness
@@ -65,49 +65,49 @@ public struct SupervisorSpec: Sendable, Equatable {
 /// finished (and its requests are done) and `stopAfter` passed, SIGKILL to the group
 /// `stopTimeout` later. A launch ended by that stop (exit 0 or the SIGTERM) is `finished`, and
 /// the next launch must not count it.
-public struct DaemonSpec: Sendable, Equatable {
+package struct DaemonSpec: Sendable, Equatable {
   /// How long the daemon runs after `launching_finished` before the SIGTERM.
-  public var stopAfter: Double = 0
+  package var stopAfter: Double = 0
   /// How long it has to exit after the SIGTERM before its group is SIGKILLed (systemd's `TimeoutStopSec`).
-  public var stopTimeout: Double = 5
+  package var stopTimeout: Double = 5
 
   /// The defaults: stop at once, 5 s to exit.
-  public init(stopAfter: Double = 0, stopTimeout: Double = 5) {
+  package init(stopAfter: Double = 0, stopTimeout: Double = 5) {
     self.stopAfter = stopAfter
     self.stopTimeout = stopTimeout
   }
 }
 
 /// One entry of `launches:`.
-public struct LaunchSpec: Sendable {
+package struct LaunchSpec: Sendable {
   /// Line of the entry in the file.
-  public var line: Int
+  package var line: Int
   /// `CHAOS_FAILPOINTS` for this launch (its grammar checked at load).
-  public var failpoints: String
+  package var failpoints: String
   /// The line of `failpoints:`, for errors about the names.
-  public var failpointsLine: Int
+  package var failpointsLine: Int
   /// Fields merged over the scenario's `app` for this launch.
-  public var app: JSONValue?
+  package var app: JSONValue?
   /// Extra environment for this launch.
-  public var environment: [String: String]
+  package var environment: [String: String]
   /// Run this launch N times in sequence; each must meet the expectations.
-  public var repeatCount: Int
+  package var repeatCount: Int
   /// Run N processes of this launch at once; each must meet the expectations.
-  public var parallel: Int
+  package var parallel: Int
   /// A per-launch watchdog overriding the scenario's.
-  public var timeoutSeconds: Double?
+  package var timeoutSeconds: Double?
   /// What to do to the state directory before the launch.
-  public var before: [SetupAction]
+  package var before: [SetupAction]
   /// A signal the harness sends once the target emitted an event.
-  public var sendSignal: SignalDelivery?
+  package var sendSignal: SignalDelivery?
   /// What must hold after the launch.
-  public var expect: Expectation
+  package var expect: Expectation
   /// Steps run in order while the process runs, each after an event: an HTTP request or a
   /// command, with its result asserted (`requests:`). `sendSignal` waits until all are done.
-  public var requests: [RequestStep] = []
+  package var requests: [RequestStep] = []
   /// Runs this launch as PID 1 of its own namespaces (true) or not (false), overriding the
   /// scenario's `container`; nil: as the scenario says.
-  public var container: Bool? = nil
+  package var container: Bool? = nil
 }
 
 /// One entry of `requests:`: once the target emitted `afterEvent`, an HTTP request to it or a
@@ -215,7 +215,7 @@ public struct CommandStep: Sendable, Equatable {
 }
 
 /// A change the harness makes before a launch.
-public enum SetupAction: Sendable, Equatable {
+package enum SetupAction: Sendable, Equatable {
   /// Replace the state file with this text (corrupt, truncated, future version...).
   case writeState(String)
   /// Write a file at a path relative to the state directory (e.g. a poisoned data file).
@@ -232,27 +232,27 @@ public enum SetupAction: Sendable, Equatable {
 }
 
 /// A signal sent to the launched process once an event appears.
-public struct SignalDelivery: Sendable, Equatable {
+package struct SignalDelivery: Sendable, Equatable {
   /// The signal number.
-  public var signal: Int32
+  package var signal: Int32
   /// The event name to wait for.
-  public var afterEvent: String
+  package var afterEvent: String
 }
 
 /// An event an expectation looks for: its name and fields that must match.
-public struct EventPattern: Sendable, Equatable, CustomStringConvertible {
+package struct EventPattern: Sendable, Equatable, CustomStringConvertible {
   /// Event name.
-  public var name: String
+  package var name: String
   /// Fields that must be equal.
-  public var fields: [String: JSONValue]
+  package var fields: [String: JSONValue]
 
-  public var description: String {
+  package var description: String {
     fields.isEmpty ? name : "\(name) \(JSONValue.object(fields))"
   }
 }
 
 /// How a launch ended.
-public enum Outcome: String, Sendable, CaseIterable {
+public enum Outcome: String, Sendable, CaseIterable, Encodable {
   /// Reached `launching_finished` and exited 0.
   case finished
   /// Died by a catchable signal.
@@ -265,53 +265,61 @@ public enum Outcome: String, Sendable, CaseIterable {
   case timeout
 }
 
+/// The mode a launch reports in its `launch` event (protocol field `mode`).
+public enum ReportedMode: String, Sendable, CaseIterable, Encodable {
+  /// The normal launch ran.
+  case normal
+  /// Protect mode: the repair ran first.
+  case protect
+}
+
 /// The expectations of a launch. Nil fields are not checked.
-public struct Expectation: Sendable {
+package struct Expectation: Sendable {
   /// `outcome`: how the launch ends.
-  public var outcome: Outcome?
+  package var outcome: Outcome?
   /// `signal`: the signal that ended it.
-  public var signal: Int32?
+  package var signal: Int32?
   /// `exit_code`: its exit status.
-  public var exitCode: Int32?
+  package var exitCode: Int32?
   /// `count`: the count its `launch` event reports.
-  public var count: Int?
+  package var count: Int?
   /// `mode`: `normal` or `protect`.
-  public var mode: String?
+  package var mode: ReportedMode?
   /// `level`: the protect level (from 1).
-  public var level: Int?
+  package var level: Int?
   /// `relaunched`: whether the held launch ran in-process after the repair.
-  public var relaunched: Bool?
+  package var relaunched: Bool?
   /// `events`: events that must be in the events file, in this order (a subsequence).
-  public var events: [EventPattern] = []
+  package var events: [EventPattern] = []
   /// `no_events`: events that must not be there.
-  public var noEvents: [EventPattern] = []
+  package var noEvents: [EventPattern] = []
   /// `backtrace_contains`: names that must appear in the symbolized crash backtrace.
-  public var backtraceContains: [String] = []
+  package var backtraceContains: [String] = []
   /// `handler_latency_us`: the most the crash handler may take, in microseconds.
-  public var handlerLatencyMicroseconds: Double?
+  package var handlerLatencyMicroseconds: Double?
   /// Notify messages that must have been received, in order (`PREFIX*` matches a prefix).
-  public var notify: [String] = []
+  package var notify: [String] = []
   /// `state`: the persisted state after the launch.
-  public var state: StateExpectation?
+  package var state: StateExpectation?
   /// What the kubelet's probes concluded (`probes:`, with `kubernetes:`).
-  public var probes: ProbeExpectation?
+  package var probes: ProbeExpectation?
   /// The back-off the kubelet waited before starting this launch, in real seconds
   /// (`restart_delay:`, with `kubernetes:`; the scaled value).
-  public var restartDelay: Double?
+  package var restartDelay: Double?
 }
 
 /// Expectations on the persisted state after the launch.
-public struct StateExpectation: Sendable {
+package struct StateExpectation: Sendable {
   /// `count`: the persisted consecutive launch-crash count.
-  public var count: Int?
+  package var count: Int?
   /// `launches_in_progress`: how many unfinished launches the sentinel lists.
-  public var launchesInProgress: Int?
+  package var launchesInProgress: Int?
   /// `attempted_level`: the protect level last attempted (0: none).
-  public var attemptedLevel: Int?
+  package var attemptedLevel: Int?
   /// `last_crash_type`: the cause recorded for the last counted launch.
-  public var lastCrashType: String?
+  package var lastCrashType: String?
   /// `last_uncounted_exit`: why the last unfinished launch was not counted.
-  public var lastUncountedExit: String?
+  package var lastUncountedExit: String?
   /// `moved_aside`: whether a bad state file was moved aside.
-  public var movedAside: Bool?
+  package var movedAside: Bool?
 }

@@ -46,8 +46,6 @@ public enum ScenarioLoader {
   ]
   /// Methods an `http` request may use.
   public static let httpMethods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
-  /// Modes a `launch` event may report.
-  public static let modes = ["normal", "protect"]
 
   /// Loads one file.
   public static func load(path: String) throws(ScenarioError) -> Scenario {
@@ -316,10 +314,11 @@ public enum ScenarioLoader {
     if let node = map["count"] { expect.count = try reader.integer(node, what: "count", minimum: 0) }
     if let node = map["mode"] {
       let mode = try reader.string(node, what: "mode")
-      guard modes.contains(mode) else {
-        throw reader.error(node, "unknown mode '\(mode)' (known: \(modes.joined(separator: ", ")))")
+      guard let known = ReportedMode(rawValue: mode) else {
+        let modes = ReportedMode.allCases.map(\.rawValue).joined(separator: ", ")
+        throw reader.error(node, "unknown mode '\(mode)' (known: \(modes))")
       }
-      expect.mode = mode
+      expect.mode = known
     }
     if let node = map["level"] { expect.level = try reader.integer(node, what: "level", minimum: 1) }
     if let node = map["relaunched"] { expect.relaunched = try reader.bool(node, what: "relaunched") }

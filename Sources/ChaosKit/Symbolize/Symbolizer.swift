@@ -1,24 +1,24 @@
 import Foundation
 
 /// One frame of a symbolized backtrace.
-public struct SymbolizedFrame: Codable, Sendable, Equatable {
+package struct SymbolizedFrame: Codable, Sendable, Equatable {
   /// Position in the record's frames.
-  public var index: Int
+  package var index: Int
   /// The raw PC, hex.
-  public var address: String
+  package var address: String
   /// The module that contains it.
-  public var module: String?
+  package var module: String?
   /// The address relative to the module's load bias, hex.
-  public var offset: String?
+  package var offset: String?
   /// Demangled function names, innermost inlined frame first; empty when unknown.
-  public var functions: [String]
+  package var functions: [String]
   /// Source file of the innermost function.
-  public var file: String?
+  package var file: String?
   /// Source line.
-  public var line: Int?
+  package var line: Int?
 
   /// `#3 Module.function(_:) (File.swift:42) in chaos-target+0x1234`.
-  public var description: String {
+  package var description: String {
     let name = functions.isEmpty ? "???" : functions.joined(separator: " ← inlined in ")
     let location = file.map { " (\(URL(fileURLWithPath: $0).lastPathComponent):\(line ?? 0))" } ?? ""
     let place = module.map { " in \(URL(fileURLWithPath: $0).lastPathComponent)+\(offset ?? "?")" } ?? ""
@@ -26,54 +26,54 @@ public struct SymbolizedFrame: Codable, Sendable, Equatable {
   }
 
   /// Text that `backtrace_contains` matches: function names and the file name.
-  public var searchableText: String {
+  package var searchableText: String {
     (functions + [file.map { URL(fileURLWithPath: $0).lastPathComponent } ?? ""]).joined(separator: " ")
   }
 }
 
 /// A symbolized crash record.
-public struct Backtrace: Codable, Sendable {
+package struct Backtrace: Codable, Sendable {
   /// The frames, in record order.
-  public var frames: [SymbolizedFrame]
+  package var frames: [SymbolizedFrame]
   /// What went less well (a missing tool, frames omitted at the cap).
-  public var notes: [String]
+  package var notes: [String]
 
   /// Whether any frame's function or file contains `text`, case-insensitively.
-  public func contains(_ text: String) -> Bool {
+  package func contains(_ text: String) -> Bool {
     frames.contains { $0.searchableText.range(of: text, options: .caseInsensitive) != nil }
   }
 
   /// One frame a line.
-  public var description: String { (frames.map(\.description) + notes.map { "note: \($0)" }).joined(separator: "\n") }
+  package var description: String { (frames.map(\.description) + notes.map { "note: \($0)" }).joined(separator: "\n") }
 }
 
 /// Turns raw frames plus the module map into `function (file:line)`, out of process, with the
 /// toolchain's `llvm-symbolizer` (batched per module) and `swift-demangle`; falls back to
 /// `addr2line`, then to raw module offsets, saying so in the notes.
-public struct Symbolizer: Sendable {
+package struct Symbolizer: Sendable {
   /// Path of llvm-symbolizer, if found.
-  public var llvmSymbolizer: String?
+  package var llvmSymbolizer: String?
   /// Path of swift-demangle, if found.
-  public var demangler: String?
+  package var demangler: String?
   /// Path of addr2line, if found.
-  public var addr2line: String?
+  package var addr2line: String?
 
   /// Locates the tools (see `ToolLocator`).
-  public init() {
+  package init() {
     llvmSymbolizer = ToolLocator.find("llvm-symbolizer")
     demangler = ToolLocator.find("swift-demangle")
     addr2line = ToolLocator.find("addr2line")
   }
 
   /// Uses exactly these tools (nil: not available).
-  public init(llvmSymbolizer: String?, demangler: String?, addr2line: String?) {
+  package init(llvmSymbolizer: String?, demangler: String?, addr2line: String?) {
     self.llvmSymbolizer = llvmSymbolizer
     self.demangler = demangler
     self.addr2line = addr2line
   }
 
   /// Symbolizes every frame of the record.
-  public func symbolize(_ record: CrashRecord) -> Backtrace {
+  package func symbolize(_ record: CrashRecord) -> Backtrace {
     var notes: [String] = []
     let modules = record.modules.compactMap { module -> (CrashRecord.Module, UInt64, UInt64, UInt64)? in
       guard let base = hex(module.base), let start = hex(module.start), let end = hex(module.end) else { return nil }

@@ -2,9 +2,9 @@ import Foundation
 
 /// Finds the toolchain's programs: first next to the `swift` driver (the toolchain's own
 /// llvm-symbolizer understands Swift's DWARF best), then on `PATH`.
-public enum ToolLocator {
+package enum ToolLocator {
   /// The absolute path of `name`, or nil.
-  public static func find(_ name: String) -> String? {
+  package static func find(_ name: String) -> String? {
     let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
     var directories = path.split(separator: ":").map(String.init)
     if let swift = directories.lazy.map({ $0 + "/swift" }).first(where: FileManager.default.isExecutableFile),

@@ -59,7 +59,7 @@ public struct ScenarioCase: Sendable, CustomStringConvertible {
       return ScenarioRunner(options: options).run(scenario)
     case .failure(let error):
       return ScenarioResult(
-        path: path, name: description, group: "", status: "error", messages: [error.description], processes: [],
+        path: path, name: description, group: "", status: .error, messages: [error.description], processes: [],
         seconds: 0, artifacts: nil)
     }
   }

@@ -1,0 +1,88 @@
+/// One way a scenario did not pass, as a value: what kind of expectation failed and the
+/// readable message (`expected count 1, saw 2`). Tools compare kinds; people read messages.
+public struct ScenarioFailure: Sendable, Equatable, Encodable, CustomStringConvertible {
+  /// Which expectation or harness check failed; the raw value is the scenario key it is about.
+  public enum Kind: String, Sendable, Equatable, Encodable, CaseIterable {
+    /// `outcome:`.
+    case outcome
+    /// `signal:`.
+    case signal
+    /// `exit_code:`.
+    case exitCode = "exit_code"
+    /// `count:` (the `launch` event's count).
+    case count
+    /// `mode:`.
+    case mode
+    /// `level:`.
+    case level
+    /// `relaunched:`.
+    case relaunched
+    /// `events:` (in order).
+    case events
+    /// `no_events:`.
+    case noEvents = "no_events"
+    /// `notify:` (the systemd messages, in order).
+    case notify
+    /// `backtrace_contains:`.
+    case backtraceContains = "backtrace_contains"
+    /// `handler_latency_us:`.
+    case handlerLatency = "handler_latency_us"
+    /// `state.count:`.
+    case stateCount = "state.count"
+    /// `state.launches_in_progress:`.
+    case stateLaunchesInProgress = "state.launches_in_progress"
+    /// `state.attempted_level:`.
+    case stateAttemptedLevel = "state.attempted_level"
+    /// `state.last_crash_type:`.
+    case stateLastCrashType = "state.last_crash_type"
+    /// `state.last_uncounted_exit:`.
+    case stateLastUncountedExit = "state.last_uncounted_exit"
+    /// `state.moved_aside:`.
+    case stateMovedAside = "state.moved_aside"
+    /// A `state:` expectation on a state file the harness could not read.
+    case stateUnreadable = "state"
+    /// `restart_delay:` (the kubelet's back-off).
+    case restartDelay = "restart_delay"
+    /// `probes.startup:`.
+    case probesStartup = "probes.startup"
+    /// `probes.liveness:`.
+    case probesLiveness = "probes.liveness"
+    /// `probes.readiness:`.
+    case probesReadiness = "probes.readiness"
+    /// A later launch counted a launch the harness stopped after it finished (a stop is never counted).
+    case stopCounted = "stop_counted"
+    /// A `requests:` step failed.
+    case request
+    /// The kubelet would not have restarted the container (`restartPolicy`).
+    case noRestart = "no_restart"
+    /// The events file or a crash record in it is not valid protocol.
+    case malformedEvents = "malformed_events"
+    /// The process could not be started.
+    case notStarted = "not_started"
+  }
+
+  /// What failed.
+  public var kind: Kind
+  /// What was expected and what was seen, in words.
+  public var message: String
+
+  /// A failure of `kind` with its message.
+  public init(_ kind: Kind, _ message: String) {
+    self.kind = kind
+    self.message = message
+  }
+
+  /// `expected <key> <expected>, saw <saw>`, the form of every expectation's failure.
+  package static func expected(_ kind: Kind, _ expected: String, saw: String) -> ScenarioFailure {
+    ScenarioFailure(kind, "expected \(kind.rawValue) \(expected), saw \(saw)")
+  }
+
+  /// The message.
+  public var description: String { message }
+
+  /// Encoded as its message, as reports have always shown failures.
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.singleValueContainer()
+    try container.encode(message)
+  }
+}
