@@ -1,0 +1,29 @@
+import Failpoints
+import Foundation
+import XCTest
+
+@testable import LaunchProtection
+
+/// A daemon started with its standard input closed gets descriptor 0 from its first `open`:
+/// the state store must close it like any other when a write fails, or every failed write
+/// leaks a descriptor for the rest of the process's life.
+final class DescriptorZeroTests: XCTestCase {
+  func testAFailedReplaceClosesItsTemporaryFileEvenAsDescriptorZero() throws {
+    let directory = SimulatedLaunches().stateDirectory
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    let failpoints = FailpointRegistry()
+    try failpoints.configure("store.write=return(EIO)")
+    let saved = dup(0)
+    XCTAssertGreaterThan(saved, 0)
+    close(0)
+    let result = DurableFile.replace(
+      directory + "/launch-state.json", directory: directory, with: Array("{}\n".utf8), uniqueSuffix: "zero",
+      sync: false, failpoints: failpoints)
+    let stillOpen = fcntl(0, F_GETFD) != -1
+    dup2(saved, 0)
+    close(saved)
+    guard case .failure(let failure) = result else { return XCTFail("the write failpoint fails the replace") }
+    XCTAssertEqual(failure.operation, "write")
+    XCTAssertFalse(stillOpen, "the temporary file opened as descriptor 0 was closed")
+  }
+}

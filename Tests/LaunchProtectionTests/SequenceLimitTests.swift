@@ -1,0 +1,33 @@
+import Foundation
+import XCTest
+
+@testable import LaunchProtection
+
+/// The slot's sequence number at its largest (16 digits): the update that takes the last number
+/// is written in place, and the one after it rewrites the file from sequence 1 — the state is
+/// never lost on the way.
+final class SequenceLimitTests: XCTestCase {
+  func testUpdatesAtAndPastTheLastSequenceNumberKeepTheState() throws {
+    let launches = SimulatedLaunches()
+    let directory = launches.stateDirectory
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    var state = LaunchState()
+    state.consecutiveCrashes = 3
+    XCTAssertNil(StateStore(directory: directory).overwrite(state))
+    // The same state written back as one number short of the last.
+    let path = directory + "/launch-state.json"
+    let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+    guard case .success(let decoded) = StateFileFormat.decodeSlots(bytes) else {
+      return XCTFail("the store wrote a slotted file")
+    }
+    let file = StateFileFormat.file(json: decoded.stateJSON, sequence: StateFileFormat.maximumSequence - 1)
+    try Data(file.bytes).write(to: URL(fileURLWithPath: path))
+    XCTAssertEqual(try StateStore(directory: directory).read()?.consecutiveCrashes, 3)
+
+    for count in [4, 5] {
+      state.consecutiveCrashes = count
+      XCTAssertNil(StateStore(directory: directory).overwrite(state), "update to \(count)")
+      XCTAssertEqual(try StateStore(directory: directory).read()?.consecutiveCrashes, count, "update to \(count)")
+    }
+  }
+}
