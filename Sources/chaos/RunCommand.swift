@@ -19,7 +19,7 @@ struct RunCommand: ParsableCommand {
           --json results.json
         chaos run Scenarios/ --shard 2/4           # the second of four CI shards
         chaos run Scenarios/ --repeat 5 --seed 42
-        chaos run Scenarios/ --html report.html    # one page, a timeline per scenario
+        chaos run Scenarios/ --html report.html    # a timeline per scenario
         chaos run Scenarios/ --trace traces        # task traces for Perfetto
       """)
 
