@@ -17,7 +17,9 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <poll.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -134,4 +136,17 @@ int cps_spawn_container(const char *path, char *const argv[], char *const envp[]
                         const char *stderr_path, int die_with_parent, const char *cwd, pid_t *pid) {
   struct child_args args = {path, argv, envp, stdout_path, stderr_path, cwd, die_with_parent, 0, 1, 0};
   return spawn(&args, pid);
+}
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434  // the same number on every architecture (the generic table)
+#endif
+
+int cps_pidfd_open(pid_t pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }
+
+int cps_wait_readable(int fd, long timeout_us) {
+  struct pollfd entry = {.fd = fd, .events = POLLIN, .revents = 0};
+  struct timespec timeout = {.tv_sec = timeout_us / 1000000, .tv_nsec = (timeout_us % 1000000) * 1000};
+  int ready = ppoll(&entry, 1, &timeout, NULL);
+  return ready < 0 ? -1 : ready > 0 ? 1 : 0;
 }

@@ -27,4 +27,14 @@ int cps_spawn_in(const char *path, char *const argv[], char *const envp[], const
 int cps_spawn_container(const char *path, char *const argv[], char *const envp[], const char *stdout_path,
                         const char *stderr_path, int die_with_parent, const char *cwd, pid_t *pid);
 
+/// A descriptor that becomes readable when `pid` (a child of the caller) exits
+/// (pidfd_open(2), Linux 5.3), or -1 with errno (ENOSYS on an older kernel or under a seccomp
+/// policy that does not know it): the caller then polls waitpid instead.
+int cps_pidfd_open(pid_t pid);
+
+/// Waits up to `timeout_us` microseconds for `fd` to become readable (ppoll(2), restarted
+/// after a signal with the time left is not needed: the caller loops). Returns 1 readable,
+/// 0 timed out, -1 error.
+int cps_wait_readable(int fd, long timeout_us);
+
 #endif
