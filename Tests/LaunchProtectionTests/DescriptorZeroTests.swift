@@ -26,4 +26,17 @@ final class DescriptorZeroTests: XCTestCase {
     XCTAssertEqual(failure.operation, "write")
     XCTAssertFalse(stillOpen, "the temporary file opened as descriptor 0 was closed")
   }
+
+  func testALockFileOpenedAsDescriptorZeroIsALock() throws {
+    let directory = SimulatedLaunches().stateDirectory
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    let saved = dup(0)
+    XCTAssertGreaterThan(saved, 0)
+    close(0)
+    let (_, problems) = StateStore(directory: directory).update { $0.consecutiveCrashes = 1 }
+    dup2(saved, 0)
+    close(saved)
+    XCTAssertEqual(problems, [], "the lock (descriptor 0) was taken and the state written")
+    XCTAssertEqual(try StateStore(directory: directory).read()?.consecutiveCrashes, 1)
+  }
 }

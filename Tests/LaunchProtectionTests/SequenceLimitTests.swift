@@ -24,10 +24,16 @@ final class SequenceLimitTests: XCTestCase {
     try Data(file.bytes).write(to: URL(fileURLWithPath: path))
     XCTAssertEqual(try StateStore(directory: directory).read()?.consecutiveCrashes, 3)
 
+    // Updates as a launch makes them (in place), not overwrites (which start a new file).
     for count in [4, 5] {
-      state.consecutiveCrashes = count
-      XCTAssertNil(StateStore(directory: directory).overwrite(state), "update to \(count)")
+      let (_, problems) = StateStore(directory: directory).update { $0.consecutiveCrashes = count }
+      XCTAssertEqual(problems, [], "update to \(count)")
       XCTAssertEqual(try StateStore(directory: directory).read()?.consecutiveCrashes, count, "update to \(count)")
     }
+    let layout = StateFileFormat.decodeSlots([UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
+    guard case .success(let last) = layout, case .slots(_, _, let sequence) = last.layout else {
+      return XCTFail("a slotted file after the updates")
+    }
+    XCTAssertEqual(sequence, 1, "past the last number the file starts again from 1")
   }
 }
