@@ -1,6 +1,7 @@
 import Foundation
-import LaunchProtection
 import XCTest
+
+@testable import LaunchProtection
 
 /// When several crash reports wait in the state directory (a crash after the launch and a
 /// sibling's, say), the next launch takes the newest as the previous crash and consumes them all.
@@ -27,5 +28,19 @@ final class CrashReportChoiceTests: XCTestCase {
     XCTAssertEqual(try launches.state()?.lastCrashCause?.type, "SIGBUS")
     let left = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix("crash-") }
     XCTAssertEqual(left, [], "every report consumed")
+  }
+
+  /// The cause's detail says which thread crashed: the main thread, or a thread's id and name.
+  func testTheDetailNamesTheCrashedThread() throws {
+    let directory = SimulatedLaunches().stateDirectory
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    let main = directory + "/crash-1-1.json"
+    try Data(#"{"signal_name":"SIGSEGV","main_thread":true,"thread":41,"frames":["a"]}"#.utf8)
+      .write(to: URL(fileURLWithPath: main))
+    XCTAssertEqual(CrashReports.parse(path: main)?.detail?.hasPrefix("main thread, "), true)
+    let worker = directory + "/crash-2-2.json"
+    try Data(#"{"signal_name":"SIGSEGV","main_thread":false,"thread":42,"thread_name":"io","frames":[]}"#.utf8)
+      .write(to: URL(fileURLWithPath: worker))
+    XCTAssertEqual(CrashReports.parse(path: worker)?.detail?.hasPrefix("thread 42 io, "), true)
   }
 }

@@ -74,4 +74,46 @@ final class SmallRulesTests: XCTestCase {
     XCTAssertGreaterThanOrEqual(
       try XCTUnwrap(times.relaunch), try XCTUnwrap(times.repairEnded), "the relaunch began at protectFinished")
   }
+
+  func testCrashCaptureChainsToThePreviousHandlerByDefault() {
+    XCTAssertTrue(CrashCapture.Options().chainToPreviousHandler, "the documented default")
+  }
+
+  /// `sun_path` holds 108 bytes with its terminating zero: 107 fit, 108 do not.
+  func testASocketNameFitsSunPathWithItsTerminator() {
+    XCTAssertNotNil(UnixSocketAddress("/" + String(repeating: "s", count: 106)))
+    XCTAssertNil(UnixSocketAddress("/" + String(repeating: "s", count: 107)))
+    XCTAssertNil(UnixSocketAddress(""))
+  }
+
+  /// `WATCHDOG_PID` names the process the watchdog is for; another pid's watchdog is not ours.
+  func testTheWatchdogIsOnlyForThePidItNames() {
+    defer {
+      unsetenv("WATCHDOG_USEC")
+      unsetenv("WATCHDOG_PID")
+    }
+    setenv("WATCHDOG_USEC", "200000", 1)
+    XCTAssertEqual(SystemdNotify.watchdogInterval, .milliseconds(200))
+    setenv("WATCHDOG_PID", String(getpid()), 1)
+    XCTAssertEqual(SystemdNotify.watchdogInterval, .milliseconds(200))
+    setenv("WATCHDOG_PID", String(getpid() + 1), 1)
+    XCTAssertNil(SystemdNotify.watchdogInterval)
+  }
+
+  /// An update that changes nothing writes nothing, even when the lock could not be taken:
+  /// the unlocked write a change would need is not made for no change.
+  func testAnUnchangedStateIsNotWrittenWithoutTheLock() throws {
+    let directory = SimulatedLaunches().stateDirectory
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    let store = StateStore(directory: directory, lockTimeout: .milliseconds(10))
+    let holder = open(store.lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+    XCTAssertGreaterThanOrEqual(holder, 0)
+    XCTAssertEqual(flock(holder, LOCK_EX | LOCK_NB), 0)
+    let (_, problems) = store.update { _ in }
+    close(holder)
+    XCTAssertEqual(problems.count, 1, "\(problems)")
+    guard case .lockUnavailable = problems.first else { return XCTFail("\(problems)") }
+    XCTAssertFalse(FileManager.default.fileExists(atPath: store.statePath), "nothing written")
+  }
+
 }
