@@ -116,4 +116,22 @@ final class SmallRulesTests: XCTestCase {
     XCTAssertFalse(FileManager.default.fileExists(atPath: store.statePath), "nothing written")
   }
 
+  func testACrashCauseIsDuringTheLaunchByDefault() {
+    XCTAssertFalse(CrashCause(type: "SIGSEGV", recordedAt: 0).afterLaunch)
+  }
+
+  /// A stop is recorded once: a second `stopRequested()` (a second SIGTERM, or the app's own
+  /// shutdown path after the organizer's handler) neither writes again nor tells the observers again.
+  func testAStopRequestedTwiceIsRecordedOnce() throws {
+    let launches = SimulatedLaunches()
+    let recorder = Recorder()
+    let organizer = launches.organizer(observe: recorder)
+    organizer.finishLaunching(
+      policy: .threshold(1000),
+      launch: {
+        organizer.stopRequested()
+        organizer.stopRequested()
+      }, protect: { _ in })
+    XCTAssertEqual(recorder.count(of: "stop_requested"), 1, "\(recorder.all)")
+  }
 }
