@@ -1,24 +1,24 @@
 import Foundation
 
 /// One frame of a symbolized backtrace.
-package struct SymbolizedFrame: Codable, Sendable, Equatable {
+public struct SymbolizedFrame: Codable, Sendable, Equatable {
   /// Position in the record's frames.
-  package var index: Int
+  public var index: Int
   /// The raw PC, hex.
-  package var address: String
+  public var address: String
   /// The module that contains it.
-  package var module: String?
+  public var module: String?
   /// The address relative to the module's load bias, hex.
-  package var offset: String?
+  public var offset: String?
   /// Demangled function names, innermost inlined frame first; empty when unknown.
-  package var functions: [String]
+  public var functions: [String]
   /// Source file of the innermost function.
-  package var file: String?
+  public var file: String?
   /// Source line.
-  package var line: Int?
+  public var line: Int?
 
   /// `#3 Module.function(_:) (File.swift:42) in chaos-target+0x1234`.
-  package var description: String {
+  public var description: String {
     let name = functions.isEmpty ? "???" : functions.joined(separator: " ← inlined in ")
     let location = file.map { " (\(URL(fileURLWithPath: $0).lastPathComponent):\(line ?? 0))" } ?? ""
     let place = module.map { " in \(URL(fileURLWithPath: $0).lastPathComponent)+\(offset ?? "?")" } ?? ""
@@ -26,54 +26,54 @@ package struct SymbolizedFrame: Codable, Sendable, Equatable {
   }
 
   /// Text that `backtrace_contains` matches: function names and the file name.
-  package var searchableText: String {
+  public var searchableText: String {
     (functions + [file.map { URL(fileURLWithPath: $0).lastPathComponent } ?? ""]).joined(separator: " ")
   }
 }
 
 /// A symbolized crash record.
-package struct Backtrace: Codable, Sendable {
+public struct Backtrace: Codable, Sendable {
   /// The frames, in record order.
-  package var frames: [SymbolizedFrame]
+  public var frames: [SymbolizedFrame]
   /// What went less well (a missing tool, frames omitted at the cap).
-  package var notes: [String]
+  public var notes: [String]
 
   /// Whether any frame's function or file contains `text`, case-insensitively.
-  package func contains(_ text: String) -> Bool {
+  public func contains(_ text: String) -> Bool {
     frames.contains { $0.searchableText.range(of: text, options: .caseInsensitive) != nil }
   }
 
   /// One frame a line.
-  package var description: String { (frames.map(\.description) + notes.map { "note: \($0)" }).joined(separator: "\n") }
+  public var description: String { (frames.map(\.description) + notes.map { "note: \($0)" }).joined(separator: "\n") }
 }
 
 /// Turns raw frames plus the module map into `function (file:line)`, out of process, with the
 /// toolchain's `llvm-symbolizer` (batched per module) and `swift-demangle`; falls back to
 /// `addr2line`, then to raw module offsets, saying so in the notes.
-package struct Symbolizer: Sendable {
+public struct Symbolizer: Sendable {
   /// Path of llvm-symbolizer, if found.
-  package var llvmSymbolizer: String?
+  public var llvmSymbolizer: String?
   /// Path of swift-demangle, if found.
-  package var demangler: String?
+  public var demangler: String?
   /// Path of addr2line, if found.
-  package var addr2line: String?
+  public var addr2line: String?
 
   /// Locates the tools (see `ToolLocator`).
-  package init() {
+  public init() {
     llvmSymbolizer = ToolLocator.find("llvm-symbolizer")
     demangler = ToolLocator.find("swift-demangle")
     addr2line = ToolLocator.find("addr2line")
   }
 
   /// Uses exactly these tools (nil: not available).
-  package init(llvmSymbolizer: String?, demangler: String?, addr2line: String?) {
+  public init(llvmSymbolizer: String?, demangler: String?, addr2line: String?) {
     self.llvmSymbolizer = llvmSymbolizer
     self.demangler = demangler
     self.addr2line = addr2line
   }
 
   /// Symbolizes every frame of the record.
-  package func symbolize(_ record: CrashRecord) -> Backtrace {
+  public func symbolize(_ record: CrashRecord) -> Backtrace {
     var notes: [String] = []
     let modules = record.modules.compactMap { module -> (CrashRecord.Module, UInt64, UInt64, UInt64)? in
       guard let base = hex(module.base), let start = hex(module.start), let end = hex(module.end) else { return nil }
