@@ -134,4 +134,23 @@ final class SmallRulesTests: XCTestCase {
       }, protect: { _ in })
     XCTAssertEqual(recorder.count(of: "stop_requested"), 1, "\(recorder.all)")
   }
+
+  /// An installation the handler refuses (here a crash report path longer than its buffer)
+  /// is an error the app sees, not a silent launch without crash capture.
+  func testAnInstallTheHandlerRefusesThrows() {
+    var options = CrashCapture.Options()
+    options.reportDirectory = "/tmp/" + String(repeating: "d", count: 5_000)
+    XCTAssertThrowsError(try CrashCapture.install(options)) { error in
+      XCTAssertTrue("\(error)".contains("too long"), "\(error)")
+    }
+  }
+
+  /// A state directory whose parents do not exist yet (`/var/lib/app/launch` on a fresh
+  /// machine) is created with them, and the state written there without a problem.
+  func testAStateDirectoryIsCreatedWithItsParents() throws {
+    let directory = SimulatedLaunches().stateDirectory + "/var/lib/app/launch"
+    let (_, problems) = StateStore(directory: directory).update { $0.consecutiveCrashes = 2 }
+    XCTAssertEqual(problems, [])
+    XCTAssertEqual(try StateStore(directory: directory).read()?.consecutiveCrashes, 2)
+  }
 }
