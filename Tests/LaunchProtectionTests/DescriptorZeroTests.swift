@@ -39,4 +39,19 @@ final class DescriptorZeroTests: XCTestCase {
     XCTAssertEqual(problems, [], "the lock (descriptor 0) was taken and the state written")
     XCTAssertEqual(try StateStore(directory: directory).read()?.consecutiveCrashes, 1)
   }
+
+  func testAStateFileOpenedAsDescriptorZeroIsRead() throws {
+    let directory = SimulatedLaunches().stateDirectory
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    var state = LaunchState()
+    state.consecutiveCrashes = 3
+    XCTAssertNil(StateStore(directory: directory).overwrite(state))
+    let saved = dup(0)
+    XCTAssertGreaterThan(saved, 0)
+    close(0)
+    let read = Result { try StateStore(directory: directory).read() }
+    dup2(saved, 0)
+    close(saved)
+    XCTAssertEqual(try read.get()?.consecutiveCrashes, 3)
+  }
 }

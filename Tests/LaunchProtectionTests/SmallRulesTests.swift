@@ -62,7 +62,10 @@ final class SmallRulesTests: XCTestCase {
     let seen = Mutex<(launch: Date?, relaunch: Date?, repairEnded: Date?)>((nil, nil, nil))
     organizer.finishLaunching(
       policy: .threshold(1),
-      launch: { seen.withLock { $0.relaunch = organizer.status.since } },
+      launch: {
+        seen.withLock { $0.relaunch = organizer.status.since }
+        usleep(20_000)
+      },
       protect: { _ in
         seen.withLock { $0.launch = organizer.status.since }
         usleep(20_000)
@@ -73,6 +76,9 @@ final class SmallRulesTests: XCTestCase {
     XCTAssertGreaterThanOrEqual(try XCTUnwrap(times.launch), beforeLaunch, "protect mode began at finishLaunching")
     XCTAssertGreaterThanOrEqual(
       try XCTUnwrap(times.relaunch), try XCTUnwrap(times.repairEnded), "the relaunch began at protectFinished")
+    let beforeFinish = Date()
+    organizer.launchingFinished()
+    XCTAssertGreaterThanOrEqual(organizer.status.since, beforeFinish, "finished at launchingFinished")
   }
 
   func testCrashCaptureChainsToThePreviousHandlerByDefault() {
@@ -92,6 +98,8 @@ final class SmallRulesTests: XCTestCase {
       unsetenv("WATCHDOG_USEC")
       unsetenv("WATCHDOG_PID")
     }
+    setenv("WATCHDOG_USEC", "0", 1)
+    XCTAssertNil(SystemdNotify.watchdogInterval, "an interval of 0 is no watchdog")
     setenv("WATCHDOG_USEC", "200000", 1)
     XCTAssertEqual(SystemdNotify.watchdogInterval, .milliseconds(200))
     setenv("WATCHDOG_PID", String(getpid()), 1)

@@ -74,4 +74,15 @@ final class StateBoundsTests: XCTestCase {
     accepts({ $0.lastUncountedExit = exit(at: year10000 - 1) }, "the last second of 9999")
     rejects({ $0.lastUncountedExit = exit(at: year10000) }, "the year 10000")
   }
+
+  func testLaunchesInProgressUpToTheMaximum() {
+    let most = LaunchState.maximumLaunchesInProgress
+    let record = { (index: Int) in
+      LaunchRecord(
+        process: ProcessIdentity(pid: Int32(index + 1), startTime: 1, bootID: "b"), launchID: "l\(index)",
+        phase: .launching, startedAt: 1_700_000_000)
+    }
+    accepts({ $0.launchesInProgress = (0..<most).map(record) }, "\(most) launches in progress")
+    rejects({ $0.launchesInProgress = (0...most).map(record) }, "\(most + 1) launches in progress")
+  }
 }

@@ -54,6 +54,25 @@ final class StopSignalReportTests: XCTestCase {
     XCTAssertEqual(reports.all.first?.stopsRecorded, false)
   }
 
+  /// An owner found again and again while the launch runs (the watcher looks every
+  /// millisecond) is reported once.
+  func testSIGTERMIgnoredDuringTheLaunchIsReportedOnce() throws {
+    let previous = signal(SIGTERM, SIG_DFL)
+    defer { signal(SIGTERM, previous) }
+    let (organizer, reports) = organizerWatchingSIGTERM()
+    organizer.finishLaunching(
+      policy: .threshold(100),
+      launch: {
+        _ = signal(SIGTERM, SIG_IGN)  // the app ignores SIGTERM, during the launch
+        let end = Date().addingTimeInterval(5)
+        while reports.all.isEmpty, Date() < end { usleep(1_000) }
+        usleep(50_000)  // dozens more looks by the watcher
+        organizer.launchingFinished()
+      }, protect: { _ in })
+    XCTAssertEqual(reports.all.count, 1, "\(reports.all)")
+    XCTAssertEqual(reports.all.first?.owner, .ignored)
+  }
+
   private var sigtermTakesTheDefaultAction: Bool {
     var current = sigaction()
     sigaction(SIGTERM, nil, &current)
