@@ -27,6 +27,7 @@ final class DeadlineClaimTests: XCTestCase {
     let state = try XCTUnwrap(try runs.state())
     XCTAssertEqual(state.launchesInProgress.count, 1, "the sentinel stays")
     XCTAssertEqual(state.lastCrashCause?.type, "launch-hang")
+    XCTAssertEqual(state.lastCrashCause?.afterLaunch, false, "a hang is a death during the launch")
     XCTAssertEqual(runs.run(app: plainApp), .exited(0))
     XCTAssertEqual(runs.lastCount, 1, "the hung launch counts")
   }

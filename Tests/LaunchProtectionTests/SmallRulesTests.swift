@@ -161,4 +161,12 @@ final class SmallRulesTests: XCTestCase {
     XCTAssertEqual(problems, [])
     XCTAssertEqual(try StateStore(directory: directory).read()?.consecutiveCrashes, 2)
   }
+
+  /// `protects(count:)` agrees with the ladder: from a level's minimum count on, not before.
+  func testAPolicyProtectsFromItsThresholdOn() {
+    let policy = ProtectionPolicy.threshold(2)
+    XCTAssertFalse(policy.protects(count: 1))
+    XCTAssertTrue(policy.protects(count: 2))
+    XCTAssertTrue(policy.protects(count: 3))
+  }
 }
