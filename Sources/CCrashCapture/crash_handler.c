@@ -411,6 +411,8 @@ int lcc_launch_finished(void) { return launch_finished; }
 
 pid_t lcc_current_thread_id(void) { return (pid_t)syscall(SYS_gettid); }
 
+void lcc_name_current_thread(const char *name) { prctl(PR_SET_NAME, name, 0, 0, 0); }
+
 void lcc_set_crash_cause(const char *cause) {
   size_t length = cause ? strlen(cause) : 0;
   if (length >= sizeof crash_cause) length = sizeof crash_cause - 1;

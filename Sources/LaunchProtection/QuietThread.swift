@@ -1,3 +1,4 @@
+import CCrashCapture
 import Foundation
 
 /// Starts the library's own helper threads (the stop watcher, the launch deadline) with every
@@ -13,7 +14,12 @@ enum QuietThread {
     var previous = sigset_t()
     // The new thread inherits the creating thread's mask: block, start, restore.
     pthread_sigmask(SIG_BLOCK, &quiet, &previous)
-    let thread = Thread(block: body)
+    // Foundation's `Thread.name` does not reach the kernel on Linux: the name is set from the
+    // thread itself, so it shows in /proc, gdb, top and crash records' thread names.
+    let thread = Thread {
+      lcc_name_current_thread(name)
+      body()
+    }
     thread.name = name
     thread.start()
     pthread_sigmask(SIG_SETMASK, &previous, nil)

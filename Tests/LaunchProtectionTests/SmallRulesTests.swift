@@ -46,6 +46,7 @@ final class SmallRulesTests: XCTestCase {
 
   func testSendWithoutANotifySocketIsFalse() {
     XCTAssertNil(ProcessInfo.processInfo.environment["NOTIFY_SOCKET"], "the test runs outside systemd")
+    XCTAssertFalse(SystemdNotify.isAvailable)
     XCTAssertFalse(SystemdNotify.send("READY=1"))
   }
 
@@ -168,5 +169,36 @@ final class SmallRulesTests: XCTestCase {
     XCTAssertFalse(policy.protects(count: 1))
     XCTAssertTrue(policy.protects(count: 2))
     XCTAssertTrue(policy.protects(count: 3))
+  }
+
+  /// The slot checksum is the standard CRC-32 (zlib's), so files written by any build, or by a
+  /// tool, agree: the check value of "123456789" is 0xCBF43926.
+  func testTheSlotChecksumIsTheStandardCRC32() {
+    XCTAssertEqual(CRC32.checksum(Array("123456789".utf8)), 0xCBF4_3926)
+    XCTAssertEqual(CRC32.checksum([UInt8]()), 0)
+  }
+
+  /// The benchmark walk answers exactly when a handler is installed (nil, never a trap, without one).
+  func testTheBenchmarkWalkAnswersOnlyWithAnInstalledHandler() {
+    XCTAssertEqual(CrashCapture.benchmarkWalk() != nil, CrashCapture.isInstalled)
+  }
+
+  /// One watcher thread per deadline, however often it is re-armed.
+  func testARearmedDeadlineKeepsOneWatcherThread() {
+    func watchers() -> Int {
+      let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+      return tasks.filter {
+        (try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8))?.hasPrefix("launch-deadline")
+          == true
+      }.count
+    }
+    let before = watchers()
+    let deadline = LaunchDeadline(duration: .seconds(60))
+    for phase in [LaunchDeadline.Phase.launch, .repair, .relaunch] {
+      deadline.arm(phase, thread: nil) { _, _ in }
+    }
+    usleep(50_000)
+    XCTAssertEqual(watchers() - before, 1)
+    deadline.disarm()
   }
 }

@@ -72,6 +72,10 @@ int lcc_prepare_all_threads(int timeout_ms);
 /// The calling thread's kernel id (gettid).
 pid_t lcc_current_thread_id(void);
 
+/// Names the calling thread for the kernel (prctl(PR_SET_NAME); at most 15 bytes are kept), as
+/// /proc, gdb, top and crash records' `thread_name` show it. Not for a signal handler.
+void lcc_name_current_thread(const char *name);
+
 /// Whether the handler is installed.
 int lcc_is_installed(void);
 
