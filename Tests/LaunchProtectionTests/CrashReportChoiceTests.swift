@@ -43,4 +43,17 @@ final class CrashReportChoiceTests: XCTestCase {
       .write(to: URL(fileURLWithPath: worker))
     XCTAssertEqual(CrashReports.parse(path: worker)?.detail?.hasPrefix("thread 42 io, "), true)
   }
+
+  /// A crash report is consumed only once what it said is on disk: when the launch's state
+  /// write fails, the report stays for the next launch.
+  func testAReportStaysWhenTheStateWriteFails() throws {
+    let launches = SimulatedLaunches()
+    let directory = launches.stateDirectory
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    try report(directory, pid: 401, signal: "SIGSEGV", at: 1_700_000_000)
+    try launches.failpoints.configure("store.write=return(EIO)")
+    launches.organizer().finishLaunching(policy: .threshold(100), launch: {}, protect: { _ in })
+    let left = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix("crash-") }
+    XCTAssertEqual(left, ["crash-401-401.json"], "kept for the next launch")
+  }
 }

@@ -1,3 +1,4 @@
+import Failpoints
 import Foundation
 import Synchronization
 import XCTest
@@ -200,5 +201,26 @@ final class SmallRulesTests: XCTestCase {
     usleep(50_000)
     XCTAssertEqual(watchers() - before, 1)
     deadline.disarm()
+  }
+
+  /// A stop request after the launch finished is not a stop of a launch: nothing is recorded
+  /// and the observers hear nothing (the organizer's SIGTERM handler is gone by then too).
+  func testAStopAfterTheLaunchFinishedIsNotRecorded() {
+    let recorder = Recorder()
+    let organizer = SimulatedLaunches().organizer(observe: recorder)
+    organizer.finishLaunching(
+      policy: .threshold(1000), launch: { organizer.launchingFinished() }, protect: { _ in })
+    organizer.stopRequested()
+    organizer.launchingFinished()
+    XCTAssertEqual(recorder.count(of: "stop_requested"), 0, "\(recorder.all)")
+    XCTAssertEqual(recorder.count(of: "launching_finished"), 1, "\(recorder.all)")
+  }
+
+  /// A write that fails for real (ENOSPC from /dev/full) is reported, not retried forever.
+  func testARealWriteErrorIsReported() {
+    let result = DurableFile.overwrite("/dev/full", at: 0, with: Array("{}".utf8), failpoints: FailpointRegistry())
+    guard case .failure(let failure) = result else { return XCTFail("a write to /dev/full fails") }
+    XCTAssertEqual(failure.operation, "write")
+    XCTAssertEqual(failure.errno, ENOSPC)
   }
 }
