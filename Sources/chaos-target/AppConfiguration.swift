@@ -22,7 +22,8 @@ import LaunchProtection
 ///   "launch_on": "main" | "thread" | "dispatch" | "async", "prepare_all_threads": false,
 ///   "exhausted": "repeat-last-level" | "stay-degraded" | "exit(75)",
 ///   "sigterm_source": "before_launch" | "during_launch" | "after_launch", "sigterm_wired": false,
-///   "sigterm_handler": "before_launch" | "during_launch", "machine_identity": "node-a",
+///   "sigterm_handler": "before_launch" | "during_launch" | "chaining_during_launch",
+///   "machine_identity": "node-a",
 ///   "notify_ready": true, "repair_time_extension_ms": 90000 }
 /// ```
 struct AppConfiguration: Decodable {
@@ -164,8 +165,9 @@ struct AppConfiguration: Decodable {
     if let sigtermSource, !["before_launch", "during_launch", "after_launch"].contains(sigtermSource) {
       return "sigterm_source must be before_launch, during_launch or after_launch, not '\(sigtermSource)'"
     }
-    if let sigtermHandler, !["before_launch", "during_launch"].contains(sigtermHandler) {
-      return "sigterm_handler must be before_launch or during_launch, not '\(sigtermHandler)'"
+    if let sigtermHandler, !["before_launch", "during_launch", "chaining_during_launch"].contains(sigtermHandler) {
+      return
+        "sigterm_handler must be before_launch, during_launch or chaining_during_launch, not '\(sigtermHandler)'"
     }
     return nil
   }

@@ -172,6 +172,7 @@ final class ReferenceApp: Sendable {
       startGracefulShutdownSource()
     }
     if configuration.sigtermHandler == "during_launch" { GracefulHandler.install(organizer) }
+    if configuration.sigtermHandler == "chaining_during_launch" { ChainingHandler.install() }
     let workflow = makeWorkflow()
     ChaosProbe.attach(workflow)
     do {
@@ -326,6 +327,32 @@ enum GracefulHandler {
     sigemptyset(&action.sa_mask)
     action.sa_flags = SA_RESTART
     sigaction(SIGTERM, &action, nil)
+    ChaosProbe.emit("sigterm_handler_ready")
+  }
+}
+
+/// `sigterm_handler: chaining_during_launch`: what many libraries install, a SIGTERM handler
+/// that does its own small thing and then calls the handler it replaced. Installed during the
+/// launch, it replaces the organizer's; the organizer puts its own back in front, and after
+/// the launch a SIGTERM reaches the organizer's handler twice (from the kernel, then from this
+/// one), which must end the process by SIGTERM, the action it stood for, exactly once.
+enum ChainingHandler {
+  nonisolated(unsafe) static var previous = sigaction()
+
+  static func install() {
+    var action = sigaction()
+    action.__sigaction_handler.sa_sigaction = { signo, info, context in
+      // Calls only what the replaced action is: a function pointer call, async-signal-safe.
+      let before = ChainingHandler.previous
+      if before.sa_flags & SA_SIGINFO != 0 {
+        before.__sigaction_handler.sa_sigaction?(signo, info, context)
+      } else if let handler = before.__sigaction_handler.sa_handler, unsafeBitCast(handler, to: Int.self) > 1 {
+        handler(signo)
+      }
+    }
+    sigemptyset(&action.sa_mask)
+    action.sa_flags = SA_SIGINFO | SA_RESTART
+    sigaction(SIGTERM, &action, &previous)
     ChaosProbe.emit("sigterm_handler_ready")
   }
 }

@@ -54,4 +54,19 @@ final class DescriptorZeroTests: XCTestCase {
     close(saved)
     XCTAssertEqual(try read.get()?.consecutiveCrashes, 3)
   }
+
+  func testAnInPlaceWriteToDescriptorZeroIsMade() throws {
+    let directory = SimulatedLaunches().stateDirectory
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    let path = directory + "/slots"
+    try Data(repeating: UInt8(ascii: " "), count: 16).write(to: URL(fileURLWithPath: path))
+    let saved = dup(0)
+    XCTAssertGreaterThan(saved, 0)
+    close(0)
+    let result = DurableFile.overwrite(path, at: 4, with: Array("ok".utf8), failpoints: FailpointRegistry())
+    dup2(saved, 0)
+    close(saved)
+    guard case .success = result else { return XCTFail("\(result)") }
+    XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8), "    ok          ")
+  }
 }

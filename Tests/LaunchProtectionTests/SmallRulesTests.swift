@@ -223,4 +223,10 @@ final class SmallRulesTests: XCTestCase {
     XCTAssertEqual(failure.operation, "write")
     XCTAssertEqual(failure.errno, ENOSPC)
   }
+
+  func testAnIdentityKeepsTheMachineItNames() {
+    let identity = ProcessIdentity(pid: 7, startTime: 8, bootID: "b", machine: "node-a")
+    XCTAssertEqual(identity.machine, "node-a")
+    XCTAssertNil(ProcessIdentity(pid: 7, startTime: 8, bootID: "b").machine)
+  }
 }
