@@ -56,4 +56,20 @@ final class CrashReportChoiceTests: XCTestCase {
     let left = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix("crash-") }
     XCTAssertEqual(left, ["crash-401-401.json"], "kept for the next launch")
   }
+
+  /// A problem that is not a failed write (a corrupt state file, moved aside) does not keep
+  /// the reports: the state that records them was written.
+  func testAReportIsConsumedWhenOnlyTheOldStateWasBad() throws {
+    let launches = SimulatedLaunches()
+    let directory = launches.stateDirectory
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    try Data("not json".utf8).write(to: URL(fileURLWithPath: directory + "/launch-state.json"))
+    try report(directory, pid: 501, signal: "SIGSEGV", at: 1_700_000_000)
+    let recorder = Recorder()
+    launches.organizer(observe: recorder).finishLaunching(policy: .threshold(100), launch: {}, protect: { _ in })
+    XCTAssertEqual(recorder.count(of: "state_problem corrupt"), 1, "\(recorder.all)")
+    let left = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix("crash-") }
+    XCTAssertEqual(left, [], "consumed: the new state records it")
+    XCTAssertEqual(try launches.state()?.lastCrashCause?.pid, 501)
+  }
 }

@@ -69,4 +69,20 @@ final class DescriptorZeroTests: XCTestCase {
     guard case .success = result else { return XCTFail("\(result)") }
     XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8), "    ok          ")
   }
+
+  /// With `.powerLoss` the directory is opened for its fsync after the temporary file was
+  /// closed, so it may get descriptor 0 too.
+  func testADurableReplaceSyncsADirectoryOpenedAsDescriptorZero() throws {
+    let directory = SimulatedLaunches().stateDirectory
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    let saved = dup(0)
+    XCTAssertGreaterThan(saved, 0)
+    close(0)
+    let result = DurableFile.replace(
+      directory + "/launch-state.json", directory: directory, with: Array("{}\n".utf8), uniqueSuffix: "zero",
+      sync: true, failpoints: FailpointRegistry())
+    dup2(saved, 0)
+    close(saved)
+    guard case .success = result else { return XCTFail("\(result)") }
+  }
 }

@@ -229,4 +229,15 @@ final class SmallRulesTests: XCTestCase {
     XCTAssertEqual(identity.machine, "node-a")
     XCTAssertNil(ProcessIdentity(pid: 7, startTime: 8, bootID: "b").machine)
   }
+
+  func testReadyIsSentToSystemdByDefault() {
+    XCTAssertTrue(LaunchOrganizer.Configuration(stateDirectory: "/nonexistent").notifyReady, "the documented default")
+  }
+
+  func testALaunchRecordKeepsWhenItsStopWasRequested() {
+    let record = LaunchRecord(
+      process: ProcessIdentity(pid: 7, startTime: 8, bootID: "b"), launchID: "l", phase: .launching, startedAt: 1,
+      stopRequestedAt: 5)
+    XCTAssertEqual(record.stopRequestedAt, 5)
+  }
 }
