@@ -240,4 +240,14 @@ final class SmallRulesTests: XCTestCase {
       stopRequestedAt: 5)
     XCTAssertEqual(record.stopRequestedAt, 5)
   }
+
+  /// A thread the app creates gets its alternate signal stack, and is told so.
+  func testPreparingANewThreadSucceeds() {
+    let prepared = Mutex<Bool?>(nil)
+    let thread = Thread { prepared.withLock { $0 = CrashCapture.prepareCurrentThread() } }
+    thread.start()
+    let end = Date().addingTimeInterval(5)
+    while prepared.withLock({ $0 }) == nil, Date() < end { usleep(1_000) }
+    XCTAssertEqual(prepared.withLock { $0 }, true)
+  }
 }
