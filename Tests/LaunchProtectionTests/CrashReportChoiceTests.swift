@@ -38,6 +38,7 @@ final class CrashReportChoiceTests: XCTestCase {
     try Data(#"{"signal_name":"SIGSEGV","main_thread":true,"thread":41,"frames":["a"]}"#.utf8)
       .write(to: URL(fileURLWithPath: main))
     XCTAssertEqual(CrashReports.parse(path: main)?.detail?.hasPrefix("main thread, "), true)
+    XCTAssertEqual(CrashReports.parse(path: main)?.afterLaunch, false, "no after_launch: during the launch")
     let worker = directory + "/crash-2-2.json"
     try Data(#"{"signal_name":"SIGSEGV","main_thread":false,"thread":42,"thread_name":"io","frames":[]}"#.utf8)
       .write(to: URL(fileURLWithPath: worker))

@@ -85,4 +85,17 @@ final class DescriptorZeroTests: XCTestCase {
     close(saved)
     guard case .success = result else { return XCTFail("\(result)") }
   }
+
+  func testANotifyDatagramIsSentFromDescriptorZero() {
+    let launches = SimulatedLaunches()
+    let socket = NotifySocket(path: launches.directory.file("notify.sock"))
+    let saved = dup(0)
+    XCTAssertGreaterThan(saved, 0)
+    close(0)
+    let sent = SystemdNotify.send("READY=1", to: socket.path)
+    dup2(saved, 0)
+    close(saved)
+    XCTAssertTrue(sent)
+    XCTAssertEqual(socket.drain(), ["READY=1"])
+  }
 }

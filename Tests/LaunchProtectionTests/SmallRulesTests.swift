@@ -250,4 +250,15 @@ final class SmallRulesTests: XCTestCase {
     while prepared.withLock({ $0 }) == nil, Date() < end { usleep(1_000) }
     XCTAssertEqual(prepared.withLock { $0 }, true)
   }
+
+  func testOnlyAClosurePolicyIsCustom() {
+    XCTAssertFalse(ProtectionPolicy.threshold(2).isCustom)
+    XCTAssertFalse(ProtectionPolicy.escalation([("clear caches", 2)]).isCustom)
+    XCTAssertTrue(ProtectionPolicy.custom { $0 >= 3 }.isCustom)
+  }
+
+  func testAStatusMadeWithoutSayingIsNotReadyWhenDegraded() {
+    XCTAssertEqual(LaunchStatus(mode: .degraded, since: Date()).readiness, .degraded)
+    XCTAssertEqual(LaunchStatus(mode: .degraded, since: Date(), readyWhenDegraded: true).readiness, .ready)
+  }
 }
