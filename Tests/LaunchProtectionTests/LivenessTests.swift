@@ -13,7 +13,7 @@ final class LivenessTests: XCTestCase {
 
     var pid: pid_t = 0
     let arguments: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/true"), nil]
-    defer { arguments.forEach { free($0) } }
+    defer { for argument in arguments { free(argument) } }
     XCTAssertEqual(posix_spawn(&pid, "/bin/true", nil, nil, arguments, environ), 0)
     defer {
       var status: Int32 = 0
