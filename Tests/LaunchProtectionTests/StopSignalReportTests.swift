@@ -12,6 +12,11 @@ final class StopSignalReportTests: XCTestCase {
     private let reports = Mutex<[StopSignalReport]>([])
     func add(_ report: StopSignalReport) { reports.withLock { $0.append(report) } }
     var all: [StopSignalReport] { reports.withLock { $0 } }
+    /// Waits (up to 5 s) until the observer was told something.
+    func waitForFirst() {
+      let end = Date().addingTimeInterval(5)
+      while all.isEmpty, Date() < end { usleep(1_000) }
+    }
   }
 
   private func organizerWatchingSIGTERM() -> (LaunchOrganizer, Reports) {
@@ -32,8 +37,7 @@ final class StopSignalReportTests: XCTestCase {
       launch: {
         usleep(20_000)
         _ = signal(SIGTERM) { _ in }  // the app's own handler, installed during the launch
-        let end = Date().addingTimeInterval(5)
-        while reports.all.isEmpty, Date() < end { usleep(1_000) }
+        reports.waitForFirst()
         organizer.launchingFinished()
       }, protect: { _ in })
     let report = try XCTUnwrap(reports.all.first)
@@ -64,8 +68,7 @@ final class StopSignalReportTests: XCTestCase {
       policy: .threshold(100),
       launch: {
         _ = signal(SIGTERM, SIG_IGN)  // the app ignores SIGTERM, during the launch
-        let end = Date().addingTimeInterval(5)
-        while reports.all.isEmpty, Date() < end { usleep(1_000) }
+        reports.waitForFirst()
         usleep(50_000)  // dozens more looks by the watcher
         organizer.launchingFinished()
       }, protect: { _ in })

@@ -50,7 +50,7 @@ enum Checker {
   static func check(_ expect: Expectation, _ seen: Observation) -> [ScenarioFailure] {
     var failures: [ScenarioFailure] = []
     func fail(_ kind: ScenarioFailure.Kind, _ what: String? = nil, expected: String, saw: String) {
-      failures.append(ScenarioFailure(kind, "expected \(what ?? kind.rawValue) \(expected), saw \(saw)"))
+      failures.append(.expected(kind, expected, saw: saw, named: what))
     }
     if let outcome = expect.outcome, seen.outcome != outcome {
       fail(.outcome, expected: outcome.rawValue, saw: "\(seen.outcome.rawValue) (\(seen.end))")

@@ -72,9 +72,12 @@ public struct ScenarioFailure: Sendable, Equatable, Encodable, CustomStringConve
     self.message = message
   }
 
-  /// `expected <key> <expected>, saw <saw>`, the form of every expectation's failure.
-  package static func expected(_ kind: Kind, _ expected: String, saw: String) -> ScenarioFailure {
-    ScenarioFailure(kind, "expected \(kind.rawValue) \(expected), saw \(saw)")
+  /// `expected <key> <expected>, saw <saw>`, the form of every expectation's failure; `named`
+  /// replaces the key in the words where they read better (`events in order` for `events`).
+  package static func expected(_ kind: Kind, _ expected: String, saw: String, named: String? = nil)
+    -> ScenarioFailure
+  {
+    ScenarioFailure(kind, "expected \(named ?? kind.rawValue) \(expected), saw \(saw)")
   }
 
   /// The message.
