@@ -162,14 +162,7 @@ public final class StateStore: Sendable {
   }
 
   /// The state as one line of JSON (sorted keys, so equal states are equal bytes).
-  static func encode(_ state: LaunchState) -> [UInt8] {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys]
-    // Encoding plain value types cannot fail.
-    return Array((try? encoder.encode(state)) ?? Data())
-  }
-
-  private struct VersionProbe: Decodable { var version: Int }
+  static func encode(_ state: LaunchState) -> [UInt8] { StateJSON.encode(state) }
 
   /// What was on disk: the state (nil: no file) and where the next in-place write can go.
   struct Loaded {
@@ -196,38 +189,24 @@ public final class StateStore: Sendable {
         return .failure(.corrupt(path: path, movedTo: nil, detail: damage.detail))
       }
     }
-    let data = Data(json)
-    let decoder = JSONDecoder()
-    do {
-      let version = try decoder.decode(VersionProbe.self, from: data).version
+    do throws(StateJSON.DecodeError) {
+      // The whole text must be JSON before any field counts; then the version alone, so a
+      // newer format is reported as such whatever else it holds.
+      let document = try StateJSON.Document(json)
+      let version = try document.version()
       guard version <= LaunchState.currentVersion else {
         return .failure(.futureVersion(path: path, found: version, supported: LaunchState.currentVersion, movedTo: nil))
       }
       guard version >= 1 else {
         return .failure(.corrupt(path: path, movedTo: nil, detail: "invalid version \(version)"))
       }
-      let state = try decoder.decode(LaunchState.self, from: data)
+      let state = try document.state()
       if let outOfRange = state.rangeProblem {
         return .failure(.corrupt(path: path, movedTo: nil, detail: "value out of range: \(outOfRange)"))
       }
       return .success(Loaded(state: state, layout: layout))
     } catch {
-      return .failure(.corrupt(path: path, movedTo: nil, detail: describe(error, byteCount: json.count)))
-    }
-  }
-
-  private static func describe(_ error: any Error, byteCount: Int) -> String {
-    guard let error = error as? DecodingError else { return "\(error)" }
-    switch error {
-    case .dataCorrupted(let context):
-      return "not valid JSON (\(byteCount) bytes): \(context.debugDescription)"
-    case .keyNotFound(let key, let context):
-      return "missing field '\((context.codingPath + [key]).map(\.stringValue).joined(separator: "."))'"
-    case .typeMismatch(_, let context), .valueNotFound(_, let context):
-      return
-        "wrong type at '\(context.codingPath.map(\.stringValue).joined(separator: "."))': \(context.debugDescription)"
-    @unknown default:
-      return "\(error)"
+      return .failure(.corrupt(path: path, movedTo: nil, detail: error.detail(byteCount: json.count)))
     }
   }
 }

@@ -1,0 +1,249 @@
+import Foundation
+import XCTest
+
+@testable import LaunchProtection
+
+/// The hand-written state codec against Foundation's coders, which wrote every state file
+/// before it: files they wrote are read into the same state (real files captured from the
+/// Foundation-based store are the fixtures), files it writes are what `JSONEncoder` with
+/// `.sortedKeys` wrote, byte for byte, and `JSONDecoder` reads them into the same state.
+final class StateJSONTests: XCTestCase {
+  /// `Tests/Fixtures/state-files`: launch-state.json files written by the store when it
+  /// encoded with `JSONEncoder` (two real launches, three crafted states with every field,
+  /// escapes and extreme times).
+  private static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .deletingLastPathComponent().appendingPathComponent("Fixtures/state-files")
+
+  private func fixtureFiles() throws -> [(name: String, bytes: [UInt8])] {
+    let names = try FileManager.default.contentsOfDirectory(atPath: Self.fixtures.path).filter { $0.hasSuffix(".json") }
+      .sorted()
+    XCTAssertEqual(names.count, 5, "the captured fixtures")
+    return try names.map { ($0, Array(try Data(contentsOf: Self.fixtures.appendingPathComponent($0)))) }
+  }
+
+  private static func foundationEncode(_ state: LaunchState) throws -> [UInt8] {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    return Array(try encoder.encode(state))
+  }
+
+  private static func foundationDecode(_ json: [UInt8]) throws -> LaunchState {
+    try JSONDecoder().decode(LaunchState.self, from: Data(json))
+  }
+
+  private static func decode(_ json: [UInt8]) throws(StateJSON.DecodeError) -> LaunchState {
+    try StateJSON.Document(json).state()
+  }
+
+  private static func decode(_ text: String) throws(StateJSON.DecodeError) -> LaunchState {
+    try decode(Array(text.utf8))
+  }
+
+  func testFilesWrittenWithFoundationAreReadIntoTheSameState() throws {
+    for (name, bytes) in try fixtureFiles() {
+      guard case .success(let decoded) = StateFileFormat.decodeSlots(bytes) else { return XCTFail(name) }
+      let expected = try Self.foundationDecode(decoded.stateJSON)
+      XCTAssertEqual(try Self.decode(decoded.stateJSON), expected, name)
+      // Through the store too: the slots, the version check, the ranges.
+      let directory = NSTemporaryDirectory() + "state-json-\(UUID().uuidString)"
+      try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+      defer { try? FileManager.default.removeItem(atPath: directory) }
+      try Data(bytes).write(to: URL(fileURLWithPath: directory + "/launch-state.json"))
+      XCTAssertEqual(try StateStore(directory: directory).read(), expected, name)
+      // And the same bytes come out again: equal states stay equal bytes across the change.
+      XCTAssertEqual(StateJSON.encode(expected), decoded.stateJSON, name)
+    }
+  }
+
+  func testTheCraftedFixturesHoldWhatWasWritten() throws {
+    let files = Dictionary(uniqueKeysWithValues: try fixtureFiles())
+    guard let full = files["crafted-full.json"], case .success(let decoded) = StateFileFormat.decodeSlots(full) else {
+      return XCTFail("crafted-full.json")
+    }
+    let state = try Self.decode(decoded.stateJSON)
+    XCTAssertEqual(state.attemptedProtectLevel, 3)
+    XCTAssertEqual(state.launchesInProgress.first?.process.startTime, UInt64.max)
+    XCTAssertEqual(state.launchesInProgress.first?.process.machine, "node-7/\"ü\"")
+    XCTAssertEqual(state.launchesInProgress.first?.startedAt, 1_764_001_234.123_456_7)
+    XCTAssertEqual(state.launchesInProgress.last?.process.pid, Int32.max)
+    XCTAssertEqual(
+      state.lastCrashCause?.detail,
+      "quote \" backslash \\ slash / newline \n tab \t cr \r bs \u{8} ff \u{C} nul \u{0} one \u{1} us \u{1F} del \u{7F} é 漢字 🚀 line\u{2028}sep"
+    )
+    XCTAssertEqual(state.lastCrashCause?.recordedAt, 253_402_300_799.999_97)
+    XCTAssertEqual(state.lastUncountedExit?.decidedAt, 0.000_001)
+  }
+
+  func testEncodingIsWhatJSONEncoderWroteAndJSONDecoderReads() throws {
+    var generator = SplitMix(seed: 30)
+    for round in 0..<500 {
+      let state = Self.randomState(&generator)
+      let ours = StateJSON.encode(state)
+      XCTAssertEqual(
+        String(decoding: ours, as: UTF8.self), String(decoding: try Self.foundationEncode(state), as: UTF8.self),
+        "round \(round)")
+      XCTAssertEqual(try Self.foundationDecode(ours), state, "round \(round)")
+      XCTAssertEqual(try Self.decode(ours), state, "round \(round)")
+      XCTAssertNoThrow(try JSONSerialization.jsonObject(with: Data(ours)), "round \(round): one JSON object")
+      XCTAssertFalse(ours.contains(0x0A), "one line")
+    }
+  }
+
+  func testEveryControlCharacterAndTheSpecialOnesAreEscaped() throws {
+    var state = LaunchState()
+    let text = String(String.UnicodeScalarView((0..<0x80).compactMap(Unicode.Scalar.init))) + "\u{2028}\u{10FFFF}é"
+    state.lastCrashCause = CrashCause(type: "t", detail: text, recordedAt: 1)
+    let bytes = StateJSON.encode(state)
+    XCTAssertFalse(bytes.contains { $0 < 0x20 }, "no raw control character")
+    XCTAssertEqual(
+      String(decoding: bytes, as: UTF8.self), String(decoding: try Self.foundationEncode(state), as: UTF8.self))
+    XCTAssertEqual(try Self.decode(bytes).lastCrashCause?.detail, text)
+    XCTAssertEqual(try Self.foundationDecode(bytes).lastCrashCause?.detail, text)
+  }
+
+  func testReadingIsTolerantOfWhatOtherWritersProduce() throws {
+    var state = LaunchState()
+    state.consecutiveCrashes = 3
+    state.attemptedProtectLevel = 1
+    state.launchesInProgress = [
+      LaunchRecord(
+        process: ProcessIdentity(pid: 7, startTime: 9, bootID: "b"), launchID: "l", phase: .launching,
+        startedAt: 1_700_000_000.5)
+    ]
+    // Pretty-printed, unsorted, with escapes where none are needed and unknown keys.
+    let pretty = JSONEncoder()
+    pretty.outputFormatting = [.prettyPrinted, .withoutEscapingSlashes]
+    XCTAssertEqual(try Self.decode(Array(try pretty.encode(state))), state)
+    let text = """
+       { "launchesInProgress" : [ { "process" : { "pid" : 7.0, "startTime" : 9e0, "bootID" : "\\u0062",
+      "future" : [ { "a" : [ null, true, false, -1.5e-3, "x" ] } ] }, "launchID" : "\\u006c", "phase" : "launching",
+      "startedAt" : 1.7000000005E9 } ], "consecutiveCrashes" : 3, "attemptedProtectLevel" : 1,
+      "executableID" : null, "lastCrashCause" : null, "version" : 1, "version" : 1 }\r\n\t
+      """
+    XCTAssertEqual(try Self.decode(text), state)
+    XCTAssertEqual(try Self.foundationDecode(Array(text.utf8)), state, "what Foundation read, too")
+    // A surrogate pair, and a key written with escapes.
+    let emoji = try Self.decode(
+      #"{"version":1,"consecutiveCrashes":0,"launchesInProgress":[],"\u0065xecutableID":"\ud83d\ude80\/"}"#)
+    XCTAssertEqual(emoji.executableID, "🚀/")
+  }
+
+  func testWhatIsNotAStateIsRejectedWithTheProblemsKind() {
+    func error(_ text: String) -> StateJSON.DecodeError? {
+      do {
+        _ = try Self.decode(text)
+        return nil
+      } catch {
+        return error
+      }
+    }
+    let valid = #"{"version":1,"consecutiveCrashes":0,"launchesInProgress":[]}"#
+    XCTAssertNil(error(valid))
+    for syntax in [
+      "", " ", "{", "}", "{\"version\":1,}", "[1,]", "{\"a\" 1}", "{\"a\":01}", "{\"a\":-}", "{\"a\":1.}",
+      "{\"a\":1e}", "{\"a\":.5}", "{\"a\":tru}", "{\"a\":\"\u{1}\"}", "{\"a\":\"\\x\"}", "{\"a\":\"\\ud800\"}",
+      "{\"a\":\"\\udc00\"}", "{\"a\":\"\\u12\"}", "{\"a\":\"open}", valid + "x", valid + valid, "{'a':1}", "NaN",
+      String(repeating: "[", count: 5000) + String(repeating: "]", count: 5000),
+    ] {
+      guard case .syntax = error(syntax) else {
+        XCTFail("\(syntax.prefix(40).debugDescription): \(String(describing: error(syntax)))")
+        continue
+      }
+    }
+    // Invalid UTF-8 inside a string.
+    let bad =
+      Array(#"{"version":1,"consecutiveCrashes":0,"launchesInProgress":[],"executableID":""#.utf8) + [0xC3, 0x28]
+      + Array(#""}"#.utf8)
+    XCTAssertThrowsError(try Self.decode(bad)) { XCTAssertEqual(($0 as? StateJSON.DecodeError)?.isSyntax, true) }
+    XCTAssertEqual(error(#"{"version":1,"consecutiveCrashes":3}"#), .missing(path: "launchesInProgress"))
+    XCTAssertEqual(
+      error(#"{"version":1,"consecutiveCrashes":0,"launchesInProgress":[{"launchID":"l"}]}"#),
+      .missing(path: "launchesInProgress.0.process"))
+    for wrong in [
+      #"[1, 2, 3]"#, #"{"version":"1","consecutiveCrashes":0,"launchesInProgress":[]}"#,
+      #"{"version":1,"consecutiveCrashes":null,"launchesInProgress":[]}"#,
+      #"{"version":1,"consecutiveCrashes":1.5,"launchesInProgress":[]}"#,
+      #"{"version":1,"consecutiveCrashes":18446744073709551616,"launchesInProgress":[]}"#,
+      #"{"version":1,"consecutiveCrashes":1e308,"launchesInProgress":[]}"#,
+      #"{"version":1,"consecutiveCrashes":0,"launchesInProgress":{}}"#,
+      #"{"version":1,"consecutiveCrashes":0,"launchesInProgress":[],"lastUncountedExit":{"reason":"gone","pid":1,"decidedAt":1}}"#,
+      #"{"version":1,"consecutiveCrashes":0,"launchesInProgress":[],"lastCrashCause":{"type":"t","recordedAt":1e999,"afterLaunch":false}}"#,
+      #"{"version":1,"consecutiveCrashes":0,"launchesInProgress":[],"lastCrashCause":{"type":"t","recordedAt":1,"afterLaunch":0}}"#,
+    ] {
+      guard case .wrongType = error(wrong) else {
+        XCTFail("\(wrong): \(String(describing: error(wrong)))")
+        continue
+      }
+    }
+  }
+
+  func testTheVersionIsReadBeforeTheRest() throws {
+    XCTAssertEqual(try StateJSON.Document(Array(#"{"version": 7, "somethingNew": true}"#.utf8)).version(), 7)
+    XCTAssertEqual(
+      try StateJSON.Document(Array(#"{"version": 9223372036854775807}"#.utf8)).version(), Int.max)
+    XCTAssertThrowsError(try StateJSON.Document(Array(#"{"version": 7, "x": }"#.utf8)), "JSON first")
+  }
+
+  // MARK: Random states
+
+  private static func randomState(_ generator: inout SplitMix) -> LaunchState {
+    func maybe<T>(_ make: () -> T) -> T? { generator.next() % 3 == 0 ? nil : make() }
+    func text(_ limit: Int) -> String {
+      let pool: [Unicode.Scalar] = [
+        "a", "Z", "0", "/", "\\", "\"", "\u{0}", "\u{1F}", "\n", "\t", "\u{7F}", "é", "\u{2028}", "🚀", " ", "{",
+      ]
+      let count = Int(generator.next() % UInt64(limit + 1))
+      return String(String.UnicodeScalarView((0..<count).map { _ in pool[Int(generator.next() % UInt64(pool.count))] }))
+    }
+    func time() -> Double {
+      switch generator.next() % 5 {
+      case 0: return Double(generator.next() % 2_000_000_000)
+      case 1: return Double(generator.next() % 1_000_000) / 1e12
+      case 2: return Double(bitPattern: generator.next() >> 12 | 0x41D0_0000_0000_0000)  // 1e9...
+      default: return Double(generator.next() % 253_402_300_800_000) / 1000
+      }
+    }
+    var state = LaunchState()
+    state.consecutiveCrashes = Int(generator.next() % 1_000_001)
+    state.attemptedProtectLevel = maybe { Int(generator.next() % 10_000) + 1 }
+    state.executableID = maybe { text(40) }
+    state.launchesInProgress = (0..<Int(generator.next() % 4)).map { _ in
+      var record = LaunchRecord(
+        process: ProcessIdentity(
+          pid: Int32(truncatingIfNeeded: generator.next()), startTime: generator.next() >> (generator.next() % 64),
+          bootID: text(36), machine: maybe { text(10) }),
+        launchID: text(36), phase: [.launching, .protecting, .relaunching][Int(generator.next() % 3)],
+        startedAt: time())
+      record.stopRequestedAt = maybe { time() }
+      return record
+    }
+    state.lastCrashCause = maybe {
+      CrashCause(
+        type: text(10), detail: maybe { text(200) }, pid: maybe { Int32(truncatingIfNeeded: generator.next()) },
+        afterLaunch: generator.next() % 2 == 0, recordedAt: time())
+    }
+    state.lastUncountedExit = maybe {
+      UncountedExit(
+        reason: [.cleanExit, .terminated, .reboot][Int(generator.next() % 3)],
+        pid: Int32(truncatingIfNeeded: generator.next()), decidedAt: time())
+    }
+    return state
+  }
+}
+
+extension StateJSON.DecodeError {
+  fileprivate var isSyntax: Bool { if case .syntax = self { true } else { false } }
+}
+
+/// A seeded generator, so a failing round can be replayed.
+private struct SplitMix {
+  var state: UInt64
+  init(seed: UInt64) { state = seed }
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var value = state
+    value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+    return value ^ (value >> 31)
+  }
+}
