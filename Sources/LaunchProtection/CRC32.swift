@@ -8,10 +8,27 @@ enum CRC32 {
 
   /// The checksum of `bytes`.
   static func checksum<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> UInt32 {
-    var crc: UInt32 = 0xFFFF_FFFF
-    table.withUnsafeBufferPointer { table in
-      for byte in bytes { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
-    }
-    return crc ^ 0xFFFF_FFFF
+    finish(update(start, with: bytes))
   }
+
+  /// Where a checksum computed in parts starts (`update` each part, then `finish`): the slot's
+  /// checksum covers two separate ranges without copying them together.
+  static let start: UInt32 = 0xFFFF_FFFF
+
+  /// `crc` continued over `bytes`.
+  static func update<Bytes: Sequence<UInt8>>(_ crc: UInt32, with bytes: Bytes) -> UInt32 {
+    var crc = crc
+    table.withUnsafeBufferPointer { table in
+      let contiguous: Void? = bytes.withContiguousStorageIfAvailable { bytes in
+        for byte in bytes { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
+      }
+      if contiguous == nil {
+        for byte in bytes { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
+      }
+    }
+    return crc
+  }
+
+  /// The checksum of everything `update` saw.
+  static func finish(_ crc: UInt32) -> UInt32 { crc ^ 0xFFFF_FFFF }
 }

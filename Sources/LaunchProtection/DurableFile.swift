@@ -22,21 +22,98 @@ enum DurableFile {
       return errno == ENOENT ? .success(nil) : .failure(Failure(operation: "open", errno: errno))
     }
     defer { close(fd) }
-    var info = stat()
-    // Sized from fstat so the usual small file is one read; the loop still follows a file that grew.
-    let expected = fstat(fd, &info) == 0 ? max(Int(info.st_size), 0) : 0
-    var bytes = [UInt8](repeating: 0, count: max(expected + 1, 4096))
-    var filled = 0
-    while true {
-      if filled == bytes.count { bytes += [UInt8](repeating: 0, count: bytes.count) }
-      let count = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + filled, $0.count - filled) }
-      if count < 0 {
-        if errno == EINTR { continue }
-        return .failure(Failure(operation: "read", errno: errno))
-      }
-      if count == 0 { return .success(Array(bytes[0..<filled])) }
-      filled += count
+    return readAll(fd).map { Optional($0) }
+  }
+
+  /// The state file opened once for an update: read, and written in place through the same
+  /// descriptor (`overwrite(_:at:with:failpoints:)`); close it when done.
+  struct Opened {
+    /// The descriptor, or -1 when there is no file.
+    var fd: Int32
+    /// Whether `fd` was opened for writing too (a file the process may only read is read,
+    /// and its in-place write fails as it did, when it opens the file for writing).
+    var writable: Bool
+    /// The contents; nil when there is no file.
+    var bytes: [UInt8]?
+
+    func close() { if fd >= 0 { _ = Glibc.close(fd) } }
+  }
+
+  /// Opens `path` read-write (read-only when writing is refused) and reads it whole.
+  static func openForUpdate(_ path: String) -> (Opened, Result<Void, Failure>) {
+    var writable = true
+    var fd = open(path, O_RDWR | O_CLOEXEC)
+    if fd < 0, errno == EACCES || errno == EPERM || errno == EROFS || errno == ETXTBSY {
+      writable = false
+      fd = open(path, O_RDONLY | O_CLOEXEC)
     }
+    if fd < 0 {
+      let code = errno
+      let none = Opened(fd: -1, writable: false, bytes: nil)
+      return (none, code == ENOENT ? .success(()) : .failure(Failure(operation: "open", errno: code)))
+    }
+    switch readAll(fd) {
+    case .success(let bytes): return (Opened(fd: fd, writable: writable, bytes: bytes), .success(()))
+    case .failure(let failure): return (Opened(fd: fd, writable: writable, bytes: nil), .failure(failure))
+    }
+  }
+
+  /// The contents of an open file. A regular file is read in reads of the size `fstat` gave
+  /// (one for the state file: its size changes only by a rename, which makes a new inode, so
+  /// no extra read is spent to find the end); anything else until a read returns 0.
+  private static func readAll(_ fd: Int32) -> Result<[UInt8], Failure> {
+    var info = stat()
+    let size: Int? =
+      fstat(fd, &info) == 0 && info.st_mode & S_IFMT == S_IFREG && info.st_size > 0 ? Int(info.st_size) : nil
+    var bytes: [UInt8] = []
+    var capacity = size ?? 4096
+    while true {
+      var code: Int32 = 0
+      var atEnd = false
+      // Uninitialized: nothing is zeroed only to be overwritten by the read.
+      let chunk = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
+        count = 0
+        while count < buffer.count {
+          let read = Glibc.read(fd, buffer.baseAddress! + count, buffer.count - count)
+          if read < 0 {
+            if errno == EINTR { continue }
+            code = errno
+            return
+          }
+          if read == 0 {
+            atEnd = true
+            return
+          }
+          count += read
+        }
+      }
+      if code != 0 { return .failure(Failure(operation: "read", errno: code)) }
+      if bytes.isEmpty { bytes = chunk } else { bytes += chunk }
+      if atEnd || bytes.count == size { return .success(bytes) }
+      capacity = max(4096, bytes.count)
+    }
+  }
+
+  /// A small procfs file (`/proc/<pid>/stat`, `boot_id`) in one `read`: procfs generates such a
+  /// file whole on the first read when the buffer holds it, so no second read looks for the end
+  /// (a file that fills the buffer is read on to its end). Nil when it cannot be read.
+  static func readSmallProcFile(_ path: String) -> [UInt8]? {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var failed = false
+    var full = false
+    let first = [UInt8](unsafeUninitializedCapacity: 4096) { buffer, count in
+      count = 0
+      var read = -1
+      repeat { read = Glibc.read(fd, buffer.baseAddress!, buffer.count) } while read < 0 && errno == EINTR
+      if read < 0 { failed = true } else { count = read }
+      full = read == buffer.count
+    }
+    if failed { return nil }
+    guard full else { return first }
+    guard case .success(let rest) = readAll(fd) else { return nil }
+    return first + rest
   }
 
   /// Atomically replaces `path` with `bytes`. With `sync`, durably: the temp file is fsynced
@@ -81,6 +158,13 @@ enum DurableFile {
     let fd = open(path, O_WRONLY | O_CLOEXEC)
     guard fd >= 0 else { return .failure(Failure(operation: "open", errno: errno)) }
     defer { close(fd) }
+    return overwrite(fd, at: offset, with: bytes, failpoints: failpoints)
+  }
+
+  /// Writes `bytes` at `offset` of the file open as `fd` (writable) in one `pwrite` (no fsync).
+  static func overwrite(_ fd: Int32, at offset: Int, with bytes: [UInt8], failpoints: FailpointRegistry)
+    -> Result<Void, Failure>
+  {
     if case .fail(let code) = failpoints.evaluate("store.write") {
       return .failure(Failure(operation: "write", errno: code))
     }

@@ -5,9 +5,16 @@ import Foundation
 struct FileLock {
   private let fd: Int32
 
-  /// Takes the lock, polling so a stuck holder cannot block the launch past `timeout`.
-  static func acquire(path: String, timeout: Duration) -> Result<FileLock, StateProblem> {
-    let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+  /// Takes the lock, polling so a stuck holder cannot block the launch past `timeout`. When the
+  /// lock file cannot be opened, `onOpenFailure` runs (it creates the directory) and the open
+  /// is tried once more.
+  static func acquire(path: String, timeout: Duration, onOpenFailure: () -> Void = {}) -> Result<FileLock, StateProblem>
+  {
+    var fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+    if fd < 0 {
+      onOpenFailure()
+      fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+    }
     guard fd >= 0 else {
       return .failure(.lockUnavailable(path: path, detail: "open: \(ErrnoText.describe(errno))"))
     }

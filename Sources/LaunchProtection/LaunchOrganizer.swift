@@ -67,7 +67,7 @@ public final class LaunchOrganizer: Sendable {
   let deadline: LaunchDeadline?
   /// The state store (readable by tools and tests).
   public let store: StateStore
-  let launchID = UUID().uuidString
+  let launchID = LaunchOrganizer.randomLaunchID()
   let inner = Mutex(Inner())
 
   /// Creates an organizer; nothing is read or written until `finishLaunching`.
@@ -253,5 +253,25 @@ public final class LaunchOrganizer: Sendable {
 
   func emit(_ report: StopSignalReport) {
     for observer in inner.withLock({ $0.stopSignalObservers }) { observer(report) }
+  }
+}
+
+extension LaunchOrganizer {
+  /// A random (version 4) UUID in the uppercase form `UUID().uuidString` gave, from the
+  /// system generator: one `getrandom`, where Foundation's UUID opens and reads /dev/urandom.
+  static func randomLaunchID() -> String {
+    var generator = SystemRandomNumberGenerator()
+    var bytes = withUnsafeBytes(of: (generator.next() as UInt64, generator.next() as UInt64)) { Array($0) }
+    bytes[6] = bytes[6] & 0x0F | 0x40  // version 4
+    bytes[8] = bytes[8] & 0x3F | 0x80  // RFC 4122 variant
+    let hex = Array("0123456789ABCDEF".utf8)
+    var text: [UInt8] = []
+    text.reserveCapacity(36)
+    for (index, byte) in bytes.enumerated() {
+      if index == 4 || index == 6 || index == 8 || index == 10 { text.append(UInt8(ascii: "-")) }
+      text.append(hex[Int(byte >> 4)])
+      text.append(hex[Int(byte & 0x0F)])
+    }
+    return String(decoding: text, as: UTF8.self)
   }
 }

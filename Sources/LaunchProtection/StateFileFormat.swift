@@ -1,5 +1,3 @@
-import Foundation
-
 /// The bytes of the state file: two fixed-size slots, each a checksummed, sequence-numbered
 /// copy of the state (as LMDB's two meta pages). An update rewrites the older slot in place, so
 /// a write torn by a power cut damages only that slot and the reader falls back to the other.
@@ -57,48 +55,70 @@ enum StateFileFormat {
         ))
     }
     let slotSize = bytes.count / 2
-    var best: (index: Int, sequence: UInt64, json: [UInt8])?
-    for index in 0..<2 {
-      let slot = bytes[(index * slotSize)..<((index + 1) * slotSize)]
-      guard let (sequence, json) = parseSlot(Array(slot)) else { continue }
-      if best == nil || sequence > best!.sequence { best = (index, sequence, json) }
+    // Both slots are checked in place; only the winner's JSON is copied out.
+    var best: (index: Int, sequence: UInt64, json: Range<Int>)?
+    bytes.withUnsafeBufferPointer { all in
+      for index in 0..<2 {
+        let base = index * slotSize
+        guard let (sequence, json) = parseSlot(UnsafeBufferPointer(rebasing: all[base..<(base + slotSize)])) else {
+          continue
+        }
+        if best == nil || sequence > best!.sequence {
+          best = (index, sequence, (base + json.lowerBound)..<(base + json.upperBound))
+        }
+      }
     }
     guard let best else { return .failure(Damage(detail: "neither of the two state slots is whole (torn or damaged)")) }
     return .success(
-      Decoded(stateJSON: best.json, layout: .slots(slotSize: slotSize, newest: best.index, sequence: best.sequence)))
+      Decoded(
+        stateJSON: Array(bytes[best.json]),
+        layout: .slots(slotSize: slotSize, newest: best.index, sequence: best.sequence)))
   }
 
-  /// One slot's sequence number and state JSON, when its header parses and its checksum matches.
-  private static func parseSlot(_ slot: [UInt8]) -> (UInt64, [UInt8])? {
+  /// One slot's sequence number and the range of its state JSON, when its header parses and
+  /// its checksum matches.
+  private static func parseSlot(_ slot: UnsafeBufferPointer<UInt8>) -> (UInt64, Range<Int>)? {
     guard slot.count > headerLength + 1, slot.starts(with: prefix) else { return nil }
     var offset = prefix.count
-    func field(_ digits: Int, radix: Int, then key: [UInt8]) -> UInt64? {
-      let text = slot[offset..<(offset + digits)]
-      guard text.allSatisfy({ radix == 16 ? isHexDigit($0) : isDecimalDigit($0) }),
-        let value = UInt64(String(decoding: text, as: UTF8.self), radix: radix),
-        slot[(offset + digits)...].starts(with: key)
-      else { return nil }
+    func field(_ digits: Int, hex: Bool, then key: [UInt8]) -> UInt64? {
+      var value: UInt64 = 0
+      for byte in slot[offset..<(offset + digits)] {
+        // At most 16 digits: no overflow.
+        if isDecimalDigit(byte) {
+          value = value * (hex ? 16 : 10) + UInt64(byte - 0x30)
+        } else if hex, byte >= 0x61 && byte <= 0x66 {
+          value = value * 16 + UInt64(byte - 0x61 + 10)
+        } else {
+          return nil
+        }
+      }
+      guard slot[(offset + digits)...].starts(with: key) else { return nil }
       offset += digits + key.count
       return value
     }
-    guard let sequence = field(sequenceDigits, radix: 10, then: lengthKey),
-      let length = field(lengthDigits, radix: 10, then: checksumKey),
-      let checksum = field(checksumDigits, radix: 16, then: stateKey),
+    guard let sequence = field(sequenceDigits, hex: false, then: lengthKey),
+      let length = field(lengthDigits, hex: false, then: checksumKey),
+      let checksum = field(checksumDigits, hex: true, then: stateKey),
       length <= UInt64(slot.count - headerLength - 1)
     else { return nil }
     let end = headerLength + Int(length)
     guard slot[end] == UInt8(ascii: "}") else { return nil }
-    let json = Array(slot[headerLength..<end])
-    guard checksumOf(sequence: sequence, json: json) == UInt32(checksum) else { return nil }
+    let json = headerLength..<end
+    let sequenceText = UnsafeBufferPointer(rebasing: slot[prefix.count..<(prefix.count + sequenceDigits)])
+    guard checksumOf(sequenceDigits: sequenceText, json: UnsafeBufferPointer(rebasing: slot[json])) == UInt32(checksum)
+    else { return nil }
     return (sequence, json)
   }
 
   /// The largest sequence number a slot can hold; past it the store starts a new file at 1.
   static let maximumSequence: UInt64 = 9_999_999_999_999_999
 
-  /// Covers the sequence number too, so a flipped digit cannot make a stale slot the newest.
-  private static func checksumOf(sequence: UInt64, json: [UInt8]) -> UInt32 {
-    CRC32.checksum(digits(sequence, width: sequenceDigits, radix: 10) + json)
+  /// Covers the sequence number too (its 16 digits, then the JSON), so a flipped digit cannot
+  /// make a stale slot the newest.
+  private static func checksumOf<Digits: Sequence<UInt8>, JSON: Sequence<UInt8>>(
+    sequenceDigits: Digits, json: JSON
+  ) -> UInt32 {
+    CRC32.finish(CRC32.update(CRC32.update(CRC32.start, with: sequenceDigits), with: json))
   }
 
   /// A whole slot of `slotSize` bytes holding `json` as sequence number `sequence`; nil when it does not fit.
@@ -106,11 +126,13 @@ enum StateFileFormat {
     guard headerLength + json.count + 2 <= slotSize, sequence <= maximumSequence else { return nil }
     var bytes = prefix
     bytes.reserveCapacity(slotSize)
-    bytes += digits(sequence, width: sequenceDigits, radix: 10)
+    appendDigits(sequence, width: sequenceDigits, radix: 10, to: &bytes)
+    let sequenceText = bytes[prefix.count...]
+    let checksum = checksumOf(sequenceDigits: sequenceText, json: json)
     bytes += lengthKey
-    bytes += digits(UInt64(json.count), width: lengthDigits, radix: 10)
+    appendDigits(UInt64(json.count), width: lengthDigits, radix: 10, to: &bytes)
     bytes += checksumKey
-    bytes += digits(UInt64(checksumOf(sequence: sequence, json: json)), width: checksumDigits, radix: 16)
+    appendDigits(UInt64(checksum), width: checksumDigits, radix: 16, to: &bytes)
     bytes += stateKey
     bytes += json
     bytes.append(UInt8(ascii: "}"))
@@ -124,18 +146,25 @@ enum StateFileFormat {
     var slotSize = minimumSlotSize
     while headerLength + json.count + 2 > slotSize { slotSize *= 2 }
     // `slotSize` was chosen so that the slot fits.
-    let first = slot(json: json, sequence: min(sequence, maximumSequence), slotSize: slotSize) ?? []
-    let empty = [UInt8](repeating: UInt8(ascii: " "), count: slotSize - 1) + [UInt8(ascii: "\n")]
-    return (first + empty, slotSize)
+    var bytes = slot(json: json, sequence: min(sequence, maximumSequence), slotSize: slotSize) ?? []
+    bytes += repeatElement(UInt8(ascii: " "), count: slotSize - 1)
+    bytes.append(UInt8(ascii: "\n"))
+    return (bytes, slotSize)
   }
 
-  private static func digits(_ value: UInt64, width: Int, radix: Int) -> [UInt8] {
-    let text = String(value, radix: radix)
-    return Array((String(repeating: "0", count: max(0, width - text.count)) + text).utf8)
+  /// `value` in `radix` (lowercase), zero-padded to `width` digits (it always fits).
+  private static func appendDigits(_ value: UInt64, width: Int, radix: UInt64, to bytes: inout [UInt8]) {
+    let start = bytes.count
+    bytes += repeatElement(UInt8(ascii: "0"), count: width)
+    var rest = value
+    var index = start + width - 1
+    while rest > 0, index >= start {
+      let digit = UInt8(rest % radix)
+      bytes[index] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10
+      rest /= radix
+      index -= 1
+    }
   }
 
   private static func isDecimalDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
-  private static func isHexDigit(_ byte: UInt8) -> Bool {
-    isDecimalDigit(byte) || (byte >= 0x61 && byte <= 0x66)
-  }
 }

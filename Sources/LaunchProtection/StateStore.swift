@@ -64,17 +64,10 @@ public final class StateStore: Sendable {
     result: T, problems: [StateProblem]
   ) {
     var problems: [StateProblem] = []
-    if mkdir(directory, 0o755) != 0, errno != EEXIST {
-      // A missing parent (`/var/lib/app/launch` before `/var/lib/app` exists): create the path.
-      let code = errno
-      if code != ENOENT
-        || (try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)) == nil
-      {
-        problems.append(.writeFailed(path: directory, operation: "mkdir", errno: code))
-      }
-    }
+    // The lock file is opened first: the directory is created only when that fails (the first
+    // launch), not tried on every update.
     let lock: FileLock?
-    switch FileLock.acquire(path: lockPath, timeout: lockTimeout) {
+    switch FileLock.acquire(path: lockPath, timeout: lockTimeout, onOpenFailure: { createDirectory(&problems) }) {
     case .success(let taken): lock = taken
     case .failure(let problem):
       lock = nil
@@ -82,9 +75,12 @@ public final class StateStore: Sendable {
     }
     defer { lock?.release() }
 
+    // Opened once: read here, and an in-place write goes through the same descriptor.
+    let (file, opened) = DurableFile.openForUpdate(statePath)
+    defer { file.close() }
     var state: LaunchState
     var layout = StateFileFormat.Layout.none
-    switch Self.decode(DurableFile.read(statePath), path: statePath) {
+    switch Self.decode(opened.map { file.bytes }, path: statePath) {
     case .success(let loaded):
       state = loaded.state ?? LaunchState()
       layout = loaded.layout
@@ -99,15 +95,28 @@ public final class StateStore: Sendable {
     let before = state
     let result = body(&state)
     if state != before || replacement != nil || problems.contains(where: Self.needsRewrite) {
-      if let problem = write(state, over: layout) { problems.append(problem) }
+      if let problem = write(state, over: layout, through: file.writable ? file.fd : -1) { problems.append(problem) }
     }
     return (result, problems)
   }
 
+  /// `mkdir` of the state directory (and of its missing parents, as `/var/lib/app/launch`
+  /// before `/var/lib/app` exists); a failure is reported, the update goes on.
+  private func createDirectory(_ problems: inout [StateProblem]) {
+    if mkdir(directory, 0o755) != 0, errno != EEXIST {
+      let code = errno
+      if code != ENOENT
+        || (try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)) == nil
+      {
+        problems.append(.writeFailed(path: directory, operation: "mkdir", errno: code))
+      }
+    }
+  }
+
   /// In `.processCrash` mode, an existing slotted file takes the new state in its older slot,
   /// in place; anything else (no file yet, a bare JSON file, a state too big for the slots,
-  /// `.powerLoss` mode) replaces the whole file.
-  private func write(_ state: LaunchState, over layout: StateFileFormat.Layout) -> StateProblem? {
+  /// `.powerLoss` mode) replaces the whole file. `fd`: the state file open for writing, or -1.
+  private func write(_ state: LaunchState, over layout: StateFileFormat.Layout, through fd: Int32) -> StateProblem? {
     let json = Self.encode(state)
     var sequence: UInt64 = 1
     if case .slots(let slotSize, let newest, let current) = layout, current < StateFileFormat.maximumSequence {
@@ -115,8 +124,11 @@ public final class StateStore: Sendable {
       if durability == .processCrash,
         let slot = StateFileFormat.slot(json: json, sequence: sequence, slotSize: slotSize)
       {
+        let offset = (1 - newest) * slotSize
         return Self.problem(
-          DurableFile.overwrite(statePath, at: (1 - newest) * slotSize, with: slot, failpoints: failpoints),
+          fd >= 0
+            ? DurableFile.overwrite(fd, at: offset, with: slot, failpoints: failpoints)
+            : DurableFile.overwrite(statePath, at: offset, with: slot, failpoints: failpoints),
           path: statePath)
       }
     }

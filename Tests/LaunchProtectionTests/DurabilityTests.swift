@@ -72,8 +72,12 @@ final class DurabilityTests: XCTestCase {
     XCTAssertFalse(lines.contains { $0.contains("rename") && $0.contains("launch-state.json") }, "no rename")
     var writes: [(fd: Int, offset: Int)] = []
     for (index, line) in lines.enumerated() where line.hasPrefix("pwrite64(") || line.contains(" pwrite64(") {
-      // Only the state file's writes: the descriptor opened for it just before.
-      guard let open = lines[..<index].lastIndex(where: { $0.contains("launch-state.json\", O_WRONLY") }),
+      // Only the state file's writes: the descriptor opened for it just before (read-write: the
+      // update reads and writes through one descriptor).
+      guard
+        let open = lines[..<index].lastIndex(where: {
+          $0.contains("launch-state.json\", O_WRONLY") || $0.contains("launch-state.json\", O_RDWR")
+        }),
         let fd = try? descriptor(lines[open]), line.contains("pwrite64(\(fd),")
       else { continue }
       let fields = line.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
