@@ -346,14 +346,15 @@ enum StateJSON {
 
     private func keyEquals(_ index: Int, _ key: StaticString) -> Bool {
       let node = nodes[index]
-      return key.withUTF8Buffer { wanted in
-        if !node.escaped {
-          guard node.end - node.start == wanted.count else { return false }
-          return bytes.withUnsafeBufferPointer { all in
-            wanted.indices.allSatisfy { all[node.start + $0] == wanted[$0] }
-          }
-        }
-        return Array(unescaped(node).utf8) == Array(wanted)
+      guard !node.escaped else { return Array(unescaped(node).utf8) == key.withUTF8Buffer { Array($0) } }
+      let count = key.utf8CodeUnitCount
+      guard node.end - node.start == count else { return false }
+      // Byte by byte through pointers: this runs for every member of every object read.
+      return bytes.withUnsafeBufferPointer { all in
+        let found = all.baseAddress! + node.start
+        let wanted = key.utf8Start
+        for offset in 0..<count where found[offset] != wanted[offset] { return false }
+        return true
       }
     }
 
@@ -614,6 +615,17 @@ enum StateJSON {
       var escaped = false
       var ascii = true
       while true {
+        // The plain run up to the next quote, backslash or control character, through a pointer.
+        position = bytes.withUnsafeBufferPointer { all in
+          var index = position
+          while index < all.count {
+            let byte = all[index]
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+            if byte >= 0x80 { ascii = false }
+            index += 1
+          }
+          return index
+        }
         guard position < bytes.count else { throw fail("unterminated string") }
         let byte = bytes[position]
         switch byte {
