@@ -11,7 +11,10 @@ final class ExitTracker: Sendable {
     weak var organizer: LaunchOrganizer?
   }
 
-  private let organizers = Mutex<[ObjectIdentifier: Weak]>([:])
+  /// A list, not a dictionary keyed by ObjectIdentifier: there is one organizer or a few, and a
+  /// dictionary's first use costs a fresh process a third of its first launch's instructions
+  /// (generic metadata and conformance lookups).
+  private let organizers = Mutex<[Weak]>([])
   private let registered = Mutex(false)
 
   func track(_ organizer: LaunchOrganizer) {
@@ -20,15 +23,18 @@ final class ExitTracker: Sendable {
       done = true
       on_exit({ status, _ in ExitTracker.shared.processExiting(status: status) }, nil)
     }
-    organizers.withLock { $0[ObjectIdentifier(organizer)] = Weak(organizer: organizer) }
+    organizers.withLock { list in
+      list.removeAll { $0.organizer == nil || $0.organizer === organizer }
+      list.append(Weak(organizer: organizer))
+    }
   }
 
   func untrack(_ organizer: LaunchOrganizer) {
-    organizers.withLock { $0[ObjectIdentifier(organizer)] = nil }
+    organizers.withLock { list in list.removeAll { $0.organizer == nil || $0.organizer === organizer } }
   }
 
   private func processExiting(status: Int32) {
-    let live = organizers.withLock { $0.values.compactMap(\.organizer) }
+    let live = organizers.withLock { $0.compactMap(\.organizer) }
     for organizer in live { organizer.processExiting(status: status) }
   }
 }

@@ -87,13 +87,31 @@ enum SystemProcessFacts {
 
   /// Parses `/proc/<pid>/stat`; returns nil when the process is gone.
   static func procStat(of pid: Int32) -> (state: Character, startTime: UInt64)? {
-    guard let text = contents(of: "/proc/\(pid)/stat"),
-      let close = text.lastIndex(of: ")")
+    guard let bytes = DurableFile.readSmallProcFile("/proc/\(pid)/stat"),
+      let close = bytes.lastIndex(of: UInt8(ascii: ")"))
     else { return nil }
-    // Fields after the command name, which may itself contain spaces and parentheses.
-    let fields = text[text.index(after: close)...].split(separator: " ")
-    guard fields.count > 19, let state = fields[0].first, let start = UInt64(fields[19]) else { return nil }
-    return (state, start)
+    // Fields after the command name, which may itself contain spaces and parentheses; split on
+    // spaces by hand (String.split's generic code costs a fresh process more than the read).
+    var state: Character?
+    var index = close + 1
+    var field = 0
+    while index < bytes.count {
+      if bytes[index] == UInt8(ascii: " ") {
+        index += 1
+        continue
+      }
+      let start = index
+      while index < bytes.count, bytes[index] != UInt8(ascii: " ") { index += 1 }
+      if field == 0 { state = Character(Unicode.Scalar(bytes[start])) }
+      if field == 19 {
+        guard let state, let startTime = UInt64(String(decoding: bytes[start..<index], as: UTF8.self)) else {
+          return nil
+        }
+        return (state, startTime)
+      }
+      field += 1
+    }
+    return nil
   }
 
   static func startTime(of pid: Int32) -> UInt64? { procStat(of: pid)?.startTime }
