@@ -1,5 +1,6 @@
 import Failpoints
 import Foundation
+import Synchronization
 
 /// Reads and durably updates the protection state file of one directory.
 ///
@@ -18,6 +19,19 @@ public final class StateStore: Sendable {
   public let durability: Durability
   private let lockTimeout: Duration
   private let failpoints: FailpointRegistry
+  /// The state JSON this store last wrote, with its state: the next update of the same
+  /// process (`launchingFinished` after `finishLaunching`) usually reads those bytes back and
+  /// need not decode them. A memo of a pure function: only bytes equal to these are answered
+  /// from it (another process's write makes other bytes), and only a state inside the
+  /// documented range is kept, so the answer is what decoding would give, checks included.
+  private let lastWritten = Mutex(Written())
+
+  /// A state JSON and its state (empty JSON: none). A struct, not an optional tuple, whose
+  /// generic metadata a fresh process would build at run time.
+  struct Written: Sendable {
+    var json: [UInt8] = []
+    var state = LaunchState()
+  }
 
   /// Creates a store for `directory`.
   public init(
@@ -80,7 +94,7 @@ public final class StateStore: Sendable {
     defer { file.close() }
     var state: LaunchState
     var layout = StateFileFormat.Layout.none
-    switch Self.decode(opened.map { file.bytes }, path: statePath) {
+    switch Self.decode(opened.map { file.bytes }, path: statePath, known: lastWritten.withLock { $0 }) {
     case .success(let loaded):
       state = loaded.state ?? LaunchState()
       layout = loaded.layout
@@ -118,6 +132,14 @@ public final class StateStore: Sendable {
   /// `.powerLoss` mode) replaces the whole file. `fd`: the state file open for writing, or -1.
   private func write(_ state: LaunchState, over layout: StateFileFormat.Layout, through fd: Int32) -> StateProblem? {
     let json = Self.encode(state)
+    let problem = write(json, over: layout, through: fd)
+    lastWritten.withLock {
+      $0 = problem == nil && state.rangeProblem == nil ? Written(json: json, state: state) : Written()
+    }
+    return problem
+  }
+
+  private func write(_ json: [UInt8], over layout: StateFileFormat.Layout, through fd: Int32) -> StateProblem? {
     var sequence: UInt64 = 1
     if case .slots(let slotSize, let newest, let current) = layout, current < StateFileFormat.maximumSequence {
       sequence = current + 1
@@ -182,7 +204,10 @@ public final class StateStore: Sendable {
     var layout: StateFileFormat.Layout
   }
 
-  static func decode(_ read: Result<[UInt8]?, DurableFile.Failure>, path: String) -> Result<Loaded, StateProblem> {
+  /// `known`: JSON whose state is known (the last write), answered without decoding.
+  static func decode(
+    _ read: Result<[UInt8]?, DurableFile.Failure>, path: String, known: Written = Written()
+  ) -> Result<Loaded, StateProblem> {
     let bytes: [UInt8]
     switch read {
     case .success(nil): return .success(Loaded(state: nil, layout: .none))
@@ -201,6 +226,7 @@ public final class StateStore: Sendable {
         return .failure(.corrupt(path: path, movedTo: nil, detail: damage.detail))
       }
     }
+    if !known.json.isEmpty, known.json == json { return .success(Loaded(state: known.state, layout: layout)) }
     do throws(StateJSON.DecodeError) {
       // The whole text must be JSON before any field counts; then the version alone, so a
       // newer format is reported as such whatever else it holds.
