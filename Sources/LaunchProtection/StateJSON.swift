@@ -5,9 +5,11 @@
 /// for every `Codable` type (the larger part of a fresh process's first launch). This codec
 /// writes the bytes `JSONEncoder` with `.sortedKeys` wrote (same keys, same order, same
 /// escapes, numbers in the same form), so files stay what `cat` and `jq` read and what older
-/// versions of the library decode; it reads any JSON (RFC 8259) those types decode from —
-/// whitespace, escapes, unknown keys, numbers in any form — and rejects the rest with the same
-/// kinds of problem the store reported before (not JSON, a missing field, a wrong type).
+/// versions of the library decode; it reads what `JSONDecoder` read into these types —
+/// whitespace, escapes, unknown keys, integers written `3.0`, and `JSONDecoder`'s leniencies
+/// (a trailing comma; the first of repeated keys; string and number contents checked only
+/// where a field is read) — and rejects the rest with the same kinds of problem the store
+/// reported before (not JSON, a missing field, a wrong type).
 enum StateJSON {
   // MARK: Writing
 
@@ -206,7 +208,7 @@ enum StateJSON {
     }
   }
 
-  /// A parsed JSON text: the whole input was checked for syntax first (as `JSONDecoder`
+  /// A parsed JSON text: the whole input's structure was checked first (as `JSONDecoder`
   /// does), so a file is either JSON or reported as such before any field is looked at.
   struct Document {
     fileprivate let bytes: [UInt8]
@@ -306,12 +308,19 @@ enum StateJSON {
         decidedAt: try double(required(index, "decidedAt", path: path), path: path + ".decidedAt"))
     }
 
-    // Lookups. An object's members are key and value nodes in turn; a repeated key takes its
-    // last value. Only the state's own objects are searched, so this stays linear in size.
+    // Lookups. An object's members are key and value nodes in turn. Only the state's own
+    // objects are searched, so this stays linear in size.
 
+    /// The object at `index`, its keys checked (`JSONDecoder` reads every key of an object it
+    /// decodes, and only those).
     private func object(at index: Int, path: @autoclosure () -> String) throws(DecodeError) -> Int {
       guard nodes[index].kind == .object else {
         throw .wrongType(path: path(), detail: "expected an object, found \(describe(index))")
+      }
+      var key = index + 1
+      while key < nodes[index].next {
+        if nodes[key].unchecked { try Parser.check(bytes, nodes[key].start..<nodes[key].end) }
+        key = nodes[key + 1].next
       }
       return index
     }
@@ -333,15 +342,15 @@ enum StateJSON {
       return value
     }
 
+    /// A repeated key: the first one counts, as in `JSONDecoder`.
     private func member(_ object: Int, _ key: StaticString) -> Int? {
-      var found: Int?
       var index = object + 1
       let end = nodes[object].next
       while index < end {
-        if keyEquals(index, key) { found = index + 1 }
+        if keyEquals(index, key) { return index + 1 }
         index = nodes[index + 1].next
       }
-      return found
+      return nil
     }
 
     private func keyEquals(_ index: Int, _ key: StaticString) -> Bool {
@@ -364,6 +373,7 @@ enum StateJSON {
       guard nodes[index].kind == .string else {
         throw .wrongType(path: path(), detail: "expected a string, found \(describe(index))")
       }
+      if nodes[index].unchecked { try Parser.check(bytes, nodes[index].start..<nodes[index].end) }
       return unescaped(nodes[index])
     }
 
@@ -379,9 +389,17 @@ enum StateJSON {
       guard nodes[index].kind == .number else {
         throw .wrongType(path: path(), detail: "expected a number, found \(describe(index))")
       }
-      // The parser checked the JSON number grammar, which Double's parser accepts.
-      guard let value = Double(text(nodes[index])), value.isFinite else {
-        throw .wrongType(path: path(), detail: "number \(text(nodes[index])) does not fit Double")
+      try checkNumber(index)
+      // The grammar was checked, which Double's parser accepts. Out of range either way
+      // (infinite, or a nonzero number that became 0) does not fit, as for JSONDecoder.
+      let text = text(nodes[index])
+      guard let value = Double(text), value.isFinite,
+        value != 0
+          || !text.utf8.prefix(while: { $0 != UInt8(ascii: "e") && $0 != UInt8(ascii: "E") }).contains(where: {
+            $0 >= UInt8(ascii: "1") && $0 <= UInt8(ascii: "9")
+          })
+      else {
+        throw .wrongType(path: path(), detail: "number \(text) does not fit Double")
       }
       return value
     }
@@ -393,15 +411,44 @@ enum StateJSON {
       guard node.kind == .number else {
         throw .wrongType(path: path(), detail: "expected an integer, found \(describe(index))")
       }
+      try checkNumber(index)
       let text = text(node)
-      if let exact = T(text, radix: 10) { return exact }
-      if text.utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }),
-        let value = Double(text), value.isFinite, value == value.rounded(.towardZero),
-        value.magnitude < 9_007_199_254_740_992, let exact = T(exactly: value)
-      {
-        return exact
-      }
+      if let exact = T(text, radix: 10) ?? Self.wholeNumber(text).flatMap({ T($0, radix: 10) }) { return exact }
       throw .wrongType(path: path(), detail: "number \(text) does not fit \(T.self)")
+    }
+
+    /// The digits of a number written with a fraction or an exponent (`3.0`, `25e-1`, `3E2`)
+    /// when it is a whole number, computed exactly in decimal (not through a Double, which
+    /// would round 9007199254740993.0); nil otherwise.
+    private static func wholeNumber(_ text: String) -> String? {
+      var mantissa = Substring(text)
+      var exponent = 0
+      if let e = mantissa.firstIndex(where: { $0 == "e" || $0 == "E" }) {
+        guard let value = Int(mantissa[mantissa.index(after: e)...]), abs(value) < 64 else { return nil }
+        exponent = value
+        mantissa = mantissa[..<e]
+      }
+      let negative = mantissa.hasPrefix("-")
+      if negative { mantissa = mantissa.dropFirst() }
+      var digits = String(mantissa)
+      if let dot = digits.firstIndex(of: ".") {
+        exponent -= digits.distance(from: dot, to: digits.endIndex) - 1
+        digits.remove(at: dot)
+      }
+      if exponent >= 0 {
+        digits += String(repeating: "0", count: exponent)
+      } else {
+        guard digits.suffix(-exponent).allSatisfy({ $0 == "0" }) else { return nil }
+        digits = String(digits.dropLast(-exponent))
+      }
+      if digits.isEmpty { digits = "0" }
+      return negative ? "-" + digits : digits
+    }
+
+    /// A number read must be RFC 8259's (`JSONDecoder` rejects `1.` or `01` where it reads one).
+    private func checkNumber(_ index: Int) throws(DecodeError) {
+      guard nodes[index].unchecked else { return }
+      throw .syntax("invalid number \(text(nodes[index])) at byte \(nodes[index].start)")
     }
 
     private func text(_ node: Node) -> String {
@@ -466,7 +513,11 @@ enum StateJSON {
   /// the quotes.
   fileprivate struct Node {
     var kind: Kind
+    /// A string with a backslash: its escapes are resolved (and checked) when it is read.
     var escaped = false
+    /// A string with an escape, a control character or a non-ASCII byte, or a number outside
+    /// RFC 8259's grammar: checked when read (`JSONDecoder` checks only what it decodes).
+    var unchecked = false
     var start: Int
     var end: Int
     var next: Int
@@ -528,6 +579,13 @@ enum StateJSON {
           if bytes[position] == UInt8(ascii: ",") {
             position += 1
             skipWhitespace()
+            // One comma before the closing bracket is accepted, as JSONDecoder accepts it.
+            if position < bytes.count, bytes[position] == closing {
+              position += 1
+              close(container)
+              open.removeLast()
+              continue
+            }
             if isObject { try memberKey() }
             continue value
           }
@@ -575,75 +633,109 @@ enum StateJSON {
       position += word.utf8CodeUnitCount
     }
 
-    /// `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`
+    /// A number: the run of the characters numbers are made of, as `JSONDecoder` scans one it
+    /// does not decode (`1.`, `01` pass there); RFC 8259's grammar is checked when it is read.
     private mutating func number() throws(DecodeError) {
       let start = position
-      if bytes[position] == UInt8(ascii: "-") { position += 1 }
-      guard position < bytes.count, isDigit(bytes[position]) else { throw fail("invalid number") }
+      while position < bytes.count, Self.isNumberByte(bytes[position]) { position += 1 }
+      var check = Parser(bytes: bytes)
+      check.position = start
+      let strict = check.strictNumber(end: position)
+      nodes.append(Node(kind: .number, unchecked: !strict, start: start, end: position, next: nodes.count + 1))
+    }
+
+    private static func isNumberByte(_ byte: UInt8) -> Bool {
+      switch byte {
+      case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"),
+        UInt8(ascii: "+"), UInt8(ascii: "-"):
+        true
+      default: false
+      }
+    }
+
+    /// Whether the bytes from `position` to `end` are `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
+    private mutating func strictNumber(end: Int) -> Bool {
+      func digit() -> Bool { position < end && isDigit(bytes[position]) }
+      if position < end, bytes[position] == UInt8(ascii: "-") { position += 1 }
+      guard digit() else { return false }
       if bytes[position] == UInt8(ascii: "0") {
         position += 1
       } else {
-        skipDigits()
+        while digit() { position += 1 }
       }
-      if position < bytes.count, bytes[position] == UInt8(ascii: ".") {
+      if position < end, bytes[position] == UInt8(ascii: ".") {
         position += 1
-        guard position < bytes.count, isDigit(bytes[position]) else { throw fail("invalid number") }
-        skipDigits()
+        guard digit() else { return false }
+        while digit() { position += 1 }
       }
-      if position < bytes.count, bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E") {
+      if position < end, bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E") {
         position += 1
-        if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") {
+        if position < end, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") {
           position += 1
         }
-        guard position < bytes.count, isDigit(bytes[position]) else { throw fail("invalid number") }
-        skipDigits()
+        guard digit() else { return false }
+        while digit() { position += 1 }
       }
-      nodes.append(Node(kind: .number, start: start, end: position, next: nodes.count + 1))
-    }
-
-    private mutating func skipDigits() {
-      while position < bytes.count, isDigit(bytes[position]) { position += 1 }
+      return position == end
     }
 
     private func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
 
-    /// A string: no raw control characters, valid escapes (a high surrogate followed by a
-    /// low one), valid UTF-8.
+    /// A string, found by its closing quote (a backslash skips the next byte). Its content is
+    /// checked only when the string is read (`Document.checked`): `JSONDecoder` accepts any
+    /// content in strings it does not decode, and so must this, or a file it read would be
+    /// moved aside.
     private mutating func string() throws(DecodeError) {
       position += 1  // the opening quote
       let start = position
       var escaped = false
-      var ascii = true
+      var unchecked = false
       while true {
-        // The plain run up to the next quote, backslash or control character, through a pointer.
+        // The plain run up to the next quote or backslash, through a pointer.
         position = bytes.withUnsafeBufferPointer { all in
           var index = position
           while index < all.count {
             let byte = all[index]
-            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
-            if byte >= 0x80 { ascii = false }
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { break }
+            if byte < 0x20 || byte >= 0x80 { unchecked = true }
             index += 1
           }
           return index
         }
         guard position < bytes.count else { throw fail("unterminated string") }
-        let byte = bytes[position]
-        switch byte {
-        case UInt8(ascii: "\""):
-          if !ascii, !Self.isValidUTF8(bytes[start..<position]) {
-            throw fail("invalid UTF-8 in a string")
-          }
-          nodes.append(Node(kind: .string, escaped: escaped, start: start, end: position, next: nodes.count + 1))
+        if bytes[position] == UInt8(ascii: "\"") {
+          nodes.append(
+            Node(
+              kind: .string, escaped: escaped, unchecked: unchecked || escaped, start: start, end: position,
+              next: nodes.count + 1))
           position += 1
           return
-        case UInt8(ascii: "\\"):
-          escaped = true
-          try escape()
-        case 0..<0x20: throw fail("unescaped control character in a string")
-        default:
-          if byte >= 0x80 { ascii = false }
-          position += 1
         }
+        escaped = true
+        position += 2  // the backslash and the byte it escapes
+      }
+    }
+
+    /// Checks a string's content: no raw control character, valid escapes (a high surrogate
+    /// followed by a low one), valid UTF-8. `position` is where to report a problem.
+    static func check(_ bytes: [UInt8], _ range: Range<Int>) throws(DecodeError) {
+      var parser = Parser(bytes: bytes)
+      parser.position = range.lowerBound
+      var ascii = true
+      while parser.position < range.upperBound {
+        let byte = bytes[parser.position]
+        if byte == UInt8(ascii: "\\") {
+          try parser.escape()
+        } else if byte < 0x20 {
+          throw parser.fail("unescaped control character in a string")
+        } else {
+          if byte >= 0x80 { ascii = false }
+          parser.position += 1
+        }
+      }
+      if !ascii, !isValidUTF8(bytes[range]) {
+        parser.position = range.lowerBound
+        throw parser.fail("invalid UTF-8 in a string")
       }
     }
 
