@@ -67,6 +67,7 @@ static int events_fd = -1;
 // report's type. Written by one thread before pthread_kill, read in the handler.
 static char crash_cause[32];
 static char report_path[4096];
+static char report_marker_path[4096];
 static int max_frames = 128;
 static uintptr_t *head_frames;
 static uintptr_t tail_frames[LCC_TAIL_FRAMES];
@@ -249,6 +250,11 @@ static void record_crash(int signo, const siginfo_t *info, void *context, uint64
       // file (the sentinel does); only a power cut in the next instants could lose the cause.
       write_all(fd, out->data, out->length);
       close(fd);
+      // After the report: a launch that sees the marker finds the report whole.
+      if (report_marker_path[0]) {
+        int marker = open(report_marker_path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        if (marker >= 0) close(marker);
+      }
     }
   }
 }
@@ -310,12 +316,21 @@ int lcc_install(const lcc_options *options, char *error, size_t error_size) {
   if (max_frames < 4) max_frames = 4;
   events_fd = options->events_fd;
   report_path[0] = 0;
+  report_marker_path[0] = 0;
   if (options->report_path && options->report_path[0]) {
     if (strlen(options->report_path) >= sizeof report_path) {
       snprintf(error, error_size, "crash report path too long");
       return -1;
     }
     strcpy(report_path, options->report_path);
+    // The marker goes in the report's directory; computed here, not in the handler.
+    const char *slash = strrchr(report_path, '/');
+    size_t directory_length = slash ? (size_t)(slash - report_path) + 1 : 0;
+    report_marker_path[0] = 0;
+    if (directory_length + sizeof LCC_REPORT_MARKER <= sizeof report_marker_path) {
+      memcpy(report_marker_path, report_path, directory_length);
+      memcpy(report_marker_path + directory_length, LCC_REPORT_MARKER, sizeof LCC_REPORT_MARKER);
+    }
   }
   chain_to_previous = options->chain;
   caught_signals = options->signals ? options->signals

@@ -52,10 +52,27 @@ enum DurableFile {
       let none = Opened(fd: -1, writable: false, bytes: nil)
       return (none, code == ENOENT ? .success(()) : .failure(Failure(operation: "open", errno: code)))
     }
-    switch readAll(fd) {
+    switch readState(fd) {
     case .success(let bytes): return (Opened(fd: fd, writable: writable, bytes: bytes), .success(()))
     case .failure(let failure): return (Opened(fd: fd, writable: writable, bytes: nil), .failure(failure))
     }
+  }
+
+  /// The state file's contents: one read of a buffer a byte larger than the usual file (two
+  /// 4 KiB slots), which returns short at its end, so no `fstat` is spent on the size; a
+  /// larger file (grown slots, or not a state file) is read on to its end.
+  private static func readState(_ fd: Int32) -> Result<[UInt8], Failure> {
+    let usual = 2 * 4096
+    var code: Int32 = 0
+    let first = [UInt8](unsafeUninitializedCapacity: usual + 1) { buffer, count in
+      count = 0
+      var read = -1
+      repeat { read = Glibc.read(fd, buffer.baseAddress!, buffer.count) } while read < 0 && errno == EINTR
+      if read < 0 { code = errno } else { count = read }
+    }
+    if code != 0 { return .failure(Failure(operation: "read", errno: code)) }
+    guard first.count > usual else { return .success(first) }
+    return readAll(fd).map { first + $0 }
   }
 
   /// The contents of an open file. A regular file is read in reads of the size `fstat` gave

@@ -7,34 +7,55 @@ import Synchronization
 final class ExitTracker: Sendable {
   static let shared = ExitTracker()
 
-  private struct Weak: @unchecked Sendable {
+  /// One tracked organizer, in a singly linked list: a list of class nodes needs no generic
+  /// metadata, which an array or a dictionary would build at run time on a fresh process's
+  /// first launch (there is one organizer, or a few).
+  private final class Entry: @unchecked Sendable {
     weak var organizer: LaunchOrganizer?
+    var next: Entry?
+    init(_ organizer: LaunchOrganizer, next: Entry?) {
+      self.organizer = organizer
+      self.next = next
+    }
   }
 
-  /// A list, not a dictionary keyed by ObjectIdentifier: there is one organizer or a few, and a
-  /// dictionary's first use costs a fresh process a third of its first launch's instructions
-  /// (generic metadata and conformance lookups).
-  private let organizers = Mutex<[Weak]>([])
-  private let registered = Mutex(false)
+  private struct Tracked: @unchecked Sendable {
+    var first: Entry?
+    var registered = false
+
+    /// Drops `organizer` and every entry whose organizer is gone.
+    mutating func remove(_ organizer: LaunchOrganizer) {
+      var kept: Entry?
+      var node = first
+      while let current = node {
+        node = current.next
+        if let live = current.organizer, live !== organizer { kept = Entry(live, next: kept) }
+      }
+      first = kept
+    }
+  }
+
+  private let tracked = Mutex(Tracked())
 
   func track(_ organizer: LaunchOrganizer) {
-    registered.withLock { done in
-      guard !done else { return }
-      done = true
-      on_exit({ status, _ in ExitTracker.shared.processExiting(status: status) }, nil)
+    let register = tracked.withLock { tracked in
+      tracked.remove(organizer)
+      tracked.first = Entry(organizer, next: tracked.first)
+      defer { tracked.registered = true }
+      return !tracked.registered
     }
-    organizers.withLock { list in
-      list.removeAll { $0.organizer == nil || $0.organizer === organizer }
-      list.append(Weak(organizer: organizer))
-    }
+    if register { on_exit({ status, _ in ExitTracker.shared.processExiting(status: status) }, nil) }
   }
 
   func untrack(_ organizer: LaunchOrganizer) {
-    organizers.withLock { list in list.removeAll { $0.organizer == nil || $0.organizer === organizer } }
+    tracked.withLock { $0.remove(organizer) }
   }
 
   private func processExiting(status: Int32) {
-    let live = organizers.withLock { $0.compactMap(\.organizer) }
-    for organizer in live { organizer.processExiting(status: status) }
+    var node = tracked.withLock { $0.first }
+    while let current = node {
+      current.organizer?.processExiting(status: status)
+      node = current.next
+    }
   }
 }

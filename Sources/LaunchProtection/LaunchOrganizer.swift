@@ -151,7 +151,7 @@ public final class LaunchOrganizer: Sendable {
     guard let record else { return }
     deadline?.disarm()
     CrashCapture.markLaunchFinished(true)
-    StopSignal.shared.disarm(for: self)
+    if configuration.ignoreTermination { StopSignal.shared.disarm(for: self) }
     ExitTracker.shared.untrack(self)
     let (_, problems) = store.update { state in
       state.consecutiveCrashes = 0

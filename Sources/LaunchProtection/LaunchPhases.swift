@@ -31,17 +31,18 @@ extension LaunchOrganizer {
     identity.machine = configuration.machineIdentity
     var record = LaunchRecord(
       process: identity, launchID: launchID, phase: .launching, startedAt: Date().timeIntervalSince1970)
-    var consumedFiles: [String] = []
+    var consumed = ConsumedReports()
     var lastCause: String?
     let (decision, problems) = store.update { state in
-      let decision = decide(state: &state, record: &record, policy: policy, consumedFiles: &consumedFiles)
+      let decision = decide(state: &state, record: &record, policy: policy, consumed: &consumed)
       lastCause = state.lastCrashCause?.type
       return decision
     }
     if !problems.contains(where: { if case .writeFailed = $0 { true } else { false } }) {
       // Crash reports: what they said is persisted now. Not before: after a failed write the
       // next launch must see them again (found by `chaos explore`).
-      for path in consumedFiles { unlink(path) }
+      for path in consumed.paths { unlink(path) }
+      if consumed.marked { CrashReports.settleMarker(directory: store.directory) }
     }
     CrashCapture.markLaunchFinished(false)
     var finalDecision = decision
@@ -128,10 +129,17 @@ extension LaunchOrganizer {
     "EXTEND_TIMEOUT_USEC=\((configuration.launchDeadline ?? configuration.repairTimeExtension).wholeMicroseconds)"
   }
 
+  /// The crash reports a decision read: removed once the state that records them is written.
+  struct ConsumedReports {
+    var paths: [String] = []
+    /// The handler's marker was there (it goes with the reports).
+    var marked = false
+  }
+
   /// The decision, made under the state lock. Only value work: no app code runs here
   /// except a custom policy closure.
   func decide(
-    state: inout LaunchState, record: inout LaunchRecord, policy: ProtectionPolicy, consumedFiles: inout [String]
+    state: inout LaunchState, record: inout LaunchRecord, policy: ProtectionPolicy, consumed: inout ConsumedReports
   ) -> LaunchDecision {
     let environment = configuration.environment
     let previousCount = state.consecutiveCrashes
@@ -158,15 +166,17 @@ extension LaunchOrganizer {
     }
     // Saturates: no state on disk may make the launch trap (the read already rejected values out of range).
     state.consecutiveCrashes = min(LaunchState.maximumCount, state.consecutiveCrashes + counted.count)
+    let previousAttempt = counted.isEmpty ? nil : state.attemptedProtectLevel
+    let executable = environment.executableID()
     // Crash reports left by the handler: the counted launches' and any crash after launch.
-    let reports = CrashReports.all(directory: store.directory)
+    let (reports, marked) = CrashReports.waiting(
+      directory: store.directory, executableChanged: executable != state.executableID)
     let previousCrash = reports.map(\.cause).max { $0.recordedAt < $1.recordedAt }
     if let previousCrash { state.lastCrashCause = previousCrash.clamped() }
-    consumedFiles += reports.map(\.path)
-    let previousAttempt = counted.isEmpty ? nil : state.attemptedProtectLevel
+    consumed.paths += reports.map(\.path)
+    consumed.marked = consumed.marked || marked
 
     var resetByNewBinary = false
-    let executable = environment.executableID()
     if configuration.resetOnNewBinary, let executable, let known = state.executableID, known != executable {
       resetByNewBinary = true
       state.consecutiveCrashes = 0

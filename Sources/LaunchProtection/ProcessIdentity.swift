@@ -86,13 +86,14 @@ enum SystemProcessFacts {
   }
 
   /// Parses `/proc/<pid>/stat`; returns nil when the process is gone.
-  static func procStat(of pid: Int32) -> (state: Character, startTime: UInt64)? {
+  static func procStat(of pid: Int32) -> (state: UInt8, startTime: UInt64)? {
     guard let bytes = DurableFile.readSmallProcFile("/proc/\(pid)/stat"),
       let close = bytes.lastIndex(of: UInt8(ascii: ")"))
     else { return nil }
     // Fields after the command name, which may itself contain spaces and parentheses; split on
-    // spaces by hand (String.split's generic code costs a fresh process more than the read).
-    var state: Character?
+    // spaces and read the digits by hand (String.split, String and UInt64(_:) parsing cost a
+    // fresh process more than the read).
+    var state: UInt8?
     var index = close + 1
     var field = 0
     while index < bytes.count {
@@ -102,11 +103,9 @@ enum SystemProcessFacts {
       }
       let start = index
       while index < bytes.count, bytes[index] != UInt8(ascii: " ") { index += 1 }
-      if field == 0 { state = Character(Unicode.Scalar(bytes[start])) }
+      if field == 0 { state = bytes[start] }
       if field == 19 {
-        guard let state, let startTime = UInt64(String(decoding: bytes[start..<index], as: UTF8.self)) else {
-          return nil
-        }
+        guard let state, let startTime = decimal(bytes[start..<index]) else { return nil }
         return (state, startTime)
       }
       field += 1
@@ -114,10 +113,24 @@ enum SystemProcessFacts {
     return nil
   }
 
+  /// An unsigned decimal number (digits only, no sign, no overflow), or nil.
+  static func decimal(_ digits: ArraySlice<UInt8>) -> UInt64? {
+    guard !digits.isEmpty else { return nil }
+    var value: UInt64 = 0
+    for byte in digits {
+      guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+      let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
+      let (sum, overflow2) = times10.addingReportingOverflow(UInt64(byte - UInt8(ascii: "0")))
+      guard !overflow1, !overflow2 else { return nil }
+      value = sum
+    }
+    return value
+  }
+
   static func startTime(of pid: Int32) -> UInt64? { procStat(of: pid)?.startTime }
 
   static let isAlive: @Sendable (ProcessIdentity) -> Bool = { identity in
     guard identity.bootID == currentIdentity.bootID, let facts = procStat(of: identity.pid) else { return false }
-    return facts.startTime == identity.startTime && facts.state != "Z" && facts.state != "X"
+    return facts.startTime == identity.startTime && facts.state != UInt8(ascii: "Z") && facts.state != UInt8(ascii: "X")
   }
 }

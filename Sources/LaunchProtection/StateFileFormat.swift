@@ -1,3 +1,5 @@
+import Glibc
+
 /// The bytes of the state file: two fixed-size slots, each a checksummed, sequence-numbered
 /// copy of the state (as LMDB's two meta pages). An update rewrites the older slot in place, so
 /// a write torn by a power cut damages only that slot and the reader falls back to the other.
@@ -55,17 +57,25 @@ enum StateFileFormat {
         ))
     }
     let slotSize = bytes.count / 2
-    // Both slots are checked in place; only the winner's JSON is copied out.
+    // Both headers are read in place; the checksum is computed for the newer slot first, and
+    // for the other only when the newer is damaged: the common read checks one slot, not two.
     var best: (index: Int, sequence: UInt64, json: Range<Int>)?
     bytes.withUnsafeBufferPointer { all in
-      for index in 0..<2 {
+      // Two named slots, not arrays: a fresh process would build array metadata for them.
+      let slot0 = UnsafeBufferPointer(rebasing: all[0..<slotSize])
+      let slot1 = UnsafeBufferPointer(rebasing: all[slotSize..<(2 * slotSize)])
+      let header0 = parseHeader(slot0)
+      let header1 = parseHeader(slot1)
+      func take(_ index: Int, _ slot: UnsafeBufferPointer<UInt8>, _ header: Header?) -> Bool {
+        guard let header, isWhole(slot, header) else { return false }
         let base = index * slotSize
-        guard let (sequence, json) = parseSlot(UnsafeBufferPointer(rebasing: all[base..<(base + slotSize)])) else {
-          continue
-        }
-        if best == nil || sequence > best!.sequence {
-          best = (index, sequence, (base + json.lowerBound)..<(base + json.upperBound))
-        }
+        best = (index, header.sequence, (base + header.json.lowerBound)..<(base + header.json.upperBound))
+        return true
+      }
+      if let first = header0, let second = header1, second.sequence > first.sequence {
+        if !take(1, slot1, header1) { _ = take(0, slot0, header0) }
+      } else if !take(0, slot0, header0) {
+        _ = take(1, slot1, header1)
       }
     }
     guard let best else { return .failure(Damage(detail: "neither of the two state slots is whole (torn or damaged)")) }
@@ -75,9 +85,15 @@ enum StateFileFormat {
         layout: .slots(slotSize: slotSize, newest: best.index, sequence: best.sequence)))
   }
 
-  /// One slot's sequence number and the range of its state JSON, when its header parses and
-  /// its checksum matches.
-  private static func parseSlot(_ slot: UnsafeBufferPointer<UInt8>) -> (UInt64, Range<Int>)? {
+  /// A slot's header: its sequence number, the range of its state JSON and the checksum it claims.
+  private struct Header {
+    var sequence: UInt64
+    var json: Range<Int>
+    var checksum: UInt32
+  }
+
+  /// One slot's header, when it parses and the JSON it announces ends inside the slot.
+  private static func parseHeader(_ slot: UnsafeBufferPointer<UInt8>) -> Header? {
     guard slot.count > headerLength + 1, slot.starts(with: prefix) else { return nil }
     var offset = prefix.count
     func field(_ digits: Int, hex: Bool, then key: [UInt8]) -> UInt64? {
@@ -103,11 +119,14 @@ enum StateFileFormat {
     else { return nil }
     let end = headerLength + Int(length)
     guard slot[end] == UInt8(ascii: "}") else { return nil }
-    let json = headerLength..<end
+    return Header(sequence: sequence, json: headerLength..<end, checksum: UInt32(checksum))
+  }
+
+  /// Whether the slot's checksum matches what its header claims.
+  private static func isWhole(_ slot: UnsafeBufferPointer<UInt8>, _ header: Header) -> Bool {
     let sequenceText = UnsafeBufferPointer(rebasing: slot[prefix.count..<(prefix.count + sequenceDigits)])
-    guard checksumOf(sequenceDigits: sequenceText, json: UnsafeBufferPointer(rebasing: slot[json])) == UInt32(checksum)
-    else { return nil }
-    return (sequence, json)
+    return checksumOf(sequenceDigits: sequenceText, json: UnsafeBufferPointer(rebasing: slot[header.json]))
+      == header.checksum
   }
 
   /// The largest sequence number a slot can hold; past it the store starts a new file at 1.
@@ -124,20 +143,29 @@ enum StateFileFormat {
   /// A whole slot of `slotSize` bytes holding `json` as sequence number `sequence`; nil when it does not fit.
   static func slot(json: [UInt8], sequence: UInt64, slotSize: Int) -> [UInt8]? {
     guard headerLength + json.count + 2 <= slotSize, sequence <= maximumSequence else { return nil }
-    var bytes = prefix
-    bytes.reserveCapacity(slotSize)
-    appendDigits(sequence, width: sequenceDigits, radix: 10, to: &bytes)
-    let sequenceText = bytes[prefix.count...]
+    var header = prefix
+    header.reserveCapacity(headerLength)
+    appendDigits(sequence, width: sequenceDigits, radix: 10, to: &header)
+    let sequenceText = header[prefix.count...]
     let checksum = checksumOf(sequenceDigits: sequenceText, json: json)
-    bytes += lengthKey
-    appendDigits(UInt64(json.count), width: lengthDigits, radix: 10, to: &bytes)
-    bytes += checksumKey
-    appendDigits(UInt64(checksum), width: checksumDigits, radix: 16, to: &bytes)
-    bytes += stateKey
-    bytes += json
-    bytes.append(UInt8(ascii: "}"))
-    bytes += repeatElement(UInt8(ascii: " "), count: slotSize - bytes.count - 1)
-    bytes.append(UInt8(ascii: "\n"))
+    header += lengthKey
+    appendDigits(UInt64(json.count), width: lengthDigits, radix: 10, to: &header)
+    header += checksumKey
+    appendDigits(UInt64(checksum), width: checksumDigits, radix: 16, to: &header)
+    header += stateKey
+    // memset and memcpy into one uninitialized buffer: appending 4 KiB of padding, or
+    // `Array(repeating:)`, go byte by byte.
+    let bytes = [UInt8](unsafeUninitializedCapacity: slotSize) { slot, count in
+      let base = slot.baseAddress!
+      memset(base, Int32(UInt8(ascii: " ")), slotSize)
+      header.withUnsafeBufferPointer { _ = memcpy(base, $0.baseAddress!, headerLength) }
+      json.withUnsafeBufferPointer {
+        if let start = $0.baseAddress { _ = memcpy(base + headerLength, start, json.count) }
+      }
+      base[headerLength + json.count] = UInt8(ascii: "}")
+      base[slotSize - 1] = UInt8(ascii: "\n")
+      count = slotSize
+    }
     return bytes
   }
 

@@ -61,7 +61,9 @@ enum StateJSON {
     }
     out.key("launchesInProgress")
     out.bytes.append(UInt8(ascii: "["))
-    for (index, record) in state.launchesInProgress.enumerated() {
+    // Indices, not `enumerated()`: its element tuple's metadata costs a fresh process's first write.
+    for index in state.launchesInProgress.indices {
+      let record = state.launchesInProgress[index]
       if index > 0 { out.bytes.append(UInt8(ascii: ",")) }
       out.open()
       out.key("launchID", first: true)
@@ -159,6 +161,21 @@ enum StateJSON {
     /// is always valid UTF-8, so invalid UTF-8 is never written).
     mutating func string(_ value: String) {
       bytes.append(UInt8(ascii: "\""))
+      // Most strings (ids, paths, names) need no escape: copied whole.
+      var value = value
+      let copied: Bool = value.withUTF8 { text in
+        guard
+          !text.contains(where: {
+            $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "/")
+          })
+        else { return false }
+        bytes.append(contentsOf: text)
+        return true
+      }
+      if copied {
+        bytes.append(UInt8(ascii: "\""))
+        return
+      }
       for byte in value.utf8 {
         switch byte {
         case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"):

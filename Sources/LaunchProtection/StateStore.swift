@@ -11,26 +11,30 @@ public final class StateStore: Sendable {
   /// The directory the app chose; created on first write.
   public let directory: String
   /// The state file inside `directory`.
-  public var statePath: String { directory + "/launch-state.json" }
+  public var statePath: String { paths.state }
   /// The lock file inside `directory`.
-  public var lockPath: String { directory + "/launch-state.lock" }
+  public var lockPath: String { paths.lock }
+  /// Joined once: every update uses both.
+  private let paths: (state: String, lock: String)
 
   /// What an update survives once it returned (see `Durability`).
   public let durability: Durability
   private let lockTimeout: Duration
   private let failpoints: FailpointRegistry
-  /// The state JSON this store last wrote, with its state: the next update of the same
-  /// process (`launchingFinished` after `finishLaunching`) usually reads those bytes back and
-  /// need not decode them. A memo of a pure function: only bytes equal to these are answered
-  /// from it (another process's write makes other bytes), and only a state inside the
-  /// documented range is kept, so the answer is what decoding would give, checks included.
+  /// The file this store last wrote, with its state: the next update of the same process
+  /// (`launchingFinished` after `finishLaunching`) usually reads those bytes back and need
+  /// neither check their slots nor decode them. A memo of a pure function: only a file equal
+  /// to this one, byte for byte, is answered from it (another process's write makes other
+  /// bytes), and only a state inside the documented range is kept, so the answer is what
+  /// reading would give, checks included.
   private let lastWritten = Mutex(Written())
 
-  /// A state JSON and its state (empty JSON: none). A struct, not an optional tuple, whose
-  /// generic metadata a fresh process would build at run time.
+  /// A whole state file, its state and its layout (empty file: none). A struct, not an
+  /// optional tuple, whose generic metadata a fresh process would build at run time.
   struct Written: Sendable {
-    var json: [UInt8] = []
+    var file: [UInt8] = []
     var state = LaunchState()
+    var layout = StateFileFormat.Layout.none
   }
 
   /// Creates a store for `directory`.
@@ -39,6 +43,7 @@ public final class StateStore: Sendable {
     failpoints: FailpointRegistry = .shared
   ) {
     self.directory = directory
+    self.paths = (directory + "/launch-state.json", directory + "/launch-state.lock")
     self.durability = durability
     self.lockTimeout = lockTimeout
     self.failpoints = failpoints
@@ -109,7 +114,10 @@ public final class StateStore: Sendable {
     let before = state
     let result = body(&state)
     if state != before || replacement != nil || problems.contains(where: Self.needsRewrite) {
-      if let problem = write(state, over: layout, through: file.writable ? file.fd : -1) { problems.append(problem) }
+      let fd = file.writable ? file.fd : -1
+      if let problem = write(state, over: layout, of: replacement == nil ? file.bytes : nil, through: fd) {
+        problems.append(problem)
+      }
     }
     return (result, problems)
   }
@@ -129,38 +137,54 @@ public final class StateStore: Sendable {
 
   /// In `.processCrash` mode, an existing slotted file takes the new state in its older slot,
   /// in place; anything else (no file yet, a bare JSON file, a state too big for the slots,
-  /// `.powerLoss` mode) replaces the whole file. `fd`: the state file open for writing, or -1.
-  private func write(_ state: LaunchState, over layout: StateFileFormat.Layout, through fd: Int32) -> StateProblem? {
-    let json = Self.encode(state)
-    let problem = write(json, over: layout, through: fd)
-    lastWritten.withLock {
-      $0 = problem == nil && state.rangeProblem == nil ? Written(json: json, state: state) : Written()
-    }
+  /// `.powerLoss` mode) replaces the whole file. `current`: the file's bytes as read (the
+  /// in-place write's other slot); `fd`: the state file open for writing, or -1.
+  private func write(
+    _ state: LaunchState, over layout: StateFileFormat.Layout, of current: [UInt8]?, through fd: Int32
+  ) -> StateProblem? {
+    var written = Written(state: state)
+    let problem = write(Self.encode(state), over: layout, of: current, through: fd, into: &written)
+    lastWritten.withLock { $0 = problem == nil && state.rangeProblem == nil ? written : Written() }
     return problem
   }
 
-  private func write(_ json: [UInt8], over layout: StateFileFormat.Layout, through fd: Int32) -> StateProblem? {
+  /// Writes `json`; on success, `written` takes the whole file as it now is (empty when
+  /// unknown) and its layout. (A problem, not a `Result`: a fresh process would look up
+  /// `Result`'s `Error` conformance at run time, as costly as the rest of its launch.)
+  private func write(
+    _ json: [UInt8], over layout: StateFileFormat.Layout, of current: [UInt8]?, through fd: Int32,
+    into written: inout Written
+  ) -> StateProblem? {
     var sequence: UInt64 = 1
-    if case .slots(let slotSize, let newest, let current) = layout, current < StateFileFormat.maximumSequence {
-      sequence = current + 1
+    if case .slots(let slotSize, let newest, let previous) = layout, previous < StateFileFormat.maximumSequence {
+      sequence = previous + 1
       if durability == .processCrash,
         let slot = StateFileFormat.slot(json: json, sequence: sequence, slotSize: slotSize)
       {
         let offset = (1 - newest) * slotSize
-        return Self.problem(
+        let result =
           fd >= 0
-            ? DurableFile.overwrite(fd, at: offset, with: slot, failpoints: failpoints)
-            : DurableFile.overwrite(statePath, at: offset, with: slot, failpoints: failpoints),
-          path: statePath)
+          ? DurableFile.overwrite(fd, at: offset, with: slot, failpoints: failpoints)
+          : DurableFile.overwrite(statePath, at: offset, with: slot, failpoints: failpoints)
+        if let problem = Self.problem(result, path: statePath) { return problem }
+        if var image = current, image.count == 2 * slotSize {
+          image.replaceSubrange(offset..<(offset + slotSize), with: slot)
+          written.file = image
+          written.layout = .slots(slotSize: slotSize, newest: 1 - newest, sequence: sequence)
+        }
+        return nil
       }
     }
     let file = StateFileFormat.file(json: json, sequence: sequence)
     let suffix = "\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-    return Self.problem(
-      DurableFile.replace(
-        statePath, directory: directory, with: file.bytes, uniqueSuffix: suffix, sync: durability == .powerLoss,
-        failpoints: failpoints),
-      path: statePath)
+    let result = DurableFile.replace(
+      statePath, directory: directory, with: file.bytes, uniqueSuffix: suffix, sync: durability == .powerLoss,
+      failpoints: failpoints)
+    if let problem = Self.problem(result, path: statePath) { return problem }
+    written.file = file.bytes
+    written.layout = .slots(
+      slotSize: file.slotSize, newest: 0, sequence: min(sequence, StateFileFormat.maximumSequence))
+    return nil
   }
 
   private static func problem(_ result: Result<Void, DurableFile.Failure>, path: String) -> StateProblem? {
@@ -195,6 +219,13 @@ public final class StateStore: Sendable {
     }
   }
 
+  /// Byte equality by `memcmp`: `==` on two arrays compares element by element.
+  private static func sameBytes(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+    guard a.count == b.count else { return false }
+    guard !a.isEmpty else { return true }
+    return a.withUnsafeBytes { a in b.withUnsafeBytes { b in memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0 } }
+  }
+
   /// The state as one line of JSON (sorted keys, so equal states are equal bytes).
   static func encode(_ state: LaunchState) -> [UInt8] { StateJSON.encode(state) }
 
@@ -204,7 +235,7 @@ public final class StateStore: Sendable {
     var layout: StateFileFormat.Layout
   }
 
-  /// `known`: JSON whose state is known (the last write), answered without decoding.
+  /// `known`: a file whose state is known (the last write), answered without reading it again.
   static func decode(
     _ read: Result<[UInt8]?, DurableFile.Failure>, path: String, known: Written = Written()
   ) -> Result<Loaded, StateProblem> {
@@ -215,6 +246,7 @@ public final class StateStore: Sendable {
     case .failure(let failure): return .failure(.unreadable(path: path, errno: failure.errno, movedTo: nil))
     }
     guard !bytes.isEmpty else { return .failure(.corrupt(path: path, movedTo: nil, detail: "empty file")) }
+    if Self.sameBytes(bytes, known.file) { return .success(Loaded(state: known.state, layout: known.layout)) }
     var json = bytes
     var layout = StateFileFormat.Layout.none
     if StateFileFormat.isSlotted(bytes) {
@@ -226,7 +258,6 @@ public final class StateStore: Sendable {
         return .failure(.corrupt(path: path, movedTo: nil, detail: damage.detail))
       }
     }
-    if !known.json.isEmpty, known.json == json { return .success(Loaded(state: known.state, layout: layout)) }
     do throws(StateJSON.DecodeError) {
       // The whole text must be JSON before any field counts; then the version alone, so a
       // newer format is reported as such whatever else it holds.

@@ -51,14 +51,23 @@ final class StopSignal: Sendable {
     var wakeWrite: Int32 = -1
     var watch = Watch()
     /// Our Dispatch source while libdispatch owns SIGTERM during a launch.
-    var source: (any DispatchSourceSignal)?
+    var source: SignalSource?
     /// The owner last reported for this launch.
     var reported: StopSignalReport.Owner?
     var armedAt: UInt64 = 0
   }
 
+  /// A Dispatch source in a class box: copying an optional existential would make a fresh
+  /// process build its metadata on every launch's path, though only a few apps ever make one.
+  private final class SignalSource: @unchecked Sendable {  // Dispatch sources are thread-safe
+    let source: any DispatchSourceSignal
+    init(_ source: any DispatchSourceSignal) { self.source = source }
+  }
+
   private let state = Mutex(State())
-  private let sourceQueue = DispatchQueue(label: "launch-protection.stop-signal", qos: .userInteractive)
+  /// Made on first use: only an app whose SIGTERM libdispatch owns needs it, and a fresh
+  /// process's first queue costs its launch more than the rest of arming.
+  private static let sourceQueue = DispatchQueue(label: "launch-protection.stop-signal", qos: .userInteractive)
   private static let wakeStop: UInt8 = 0x54  // 'T', written by the C handler
   private static let wakeArmed: UInt8 = 0x41  // 'A': start re-checking the owner
 
@@ -97,14 +106,14 @@ final class StopSignal: Sendable {
 
   /// The launch is over: stop recording and give SIGTERM back, if we still own it.
   func disarm(for organizer: LaunchOrganizer) {
-    let (current, source): (Bool, (any DispatchSourceSignal)?) = state.withLock { state in
+    let (current, source): (Bool, SignalSource?) = state.withLock { state in
       guard state.watch.organizer === organizer else { return (false, nil) }
       state.watch = Watch()
       defer { state.source = nil }
       return (true, state.source)
     }
     guard current else { return }
-    source?.cancel()
+    source?.source.cancel()
     _ = lcc_stop_signal_uninstall()
   }
 
@@ -113,10 +122,10 @@ final class StopSignal: Sendable {
   /// SIGTERM (the first source for a signal replaces its handler, which would change what
   /// SIGTERM does in an app without one).
   private func addDispatchSource() {
-    let source = DispatchSource.makeSignalSource(signal: SIGTERM, queue: sourceQueue)
+    let source = DispatchSource.makeSignalSource(signal: SIGTERM, queue: Self.sourceQueue)
     let added = state.withLock { state -> Bool in
       guard state.source == nil, state.watch.organizer != nil else { return false }
-      state.source = source
+      state.source = SignalSource(source)
       return true
     }
     guard added else { return }

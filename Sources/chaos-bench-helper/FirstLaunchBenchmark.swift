@@ -13,15 +13,21 @@ enum FirstLaunchBenchmark {
       exit(2)
     }
     let finish = arguments.dropFirst().first == "finish"
-    let organizer = LaunchOrganizer(stateDirectory: directory)
+    var configuration = LaunchOrganizer.Configuration(stateDirectory: directory)
+    if ProcessInfo.processInfo.environment["XNOSTOP"] != nil { configuration.ignoreTermination = false }
+    let organizer = LaunchOrganizer(configuration: configuration)
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    let faultsBefore = usage.ru_minflt
     let start = DispatchTime.now().uptimeNanoseconds
     organizer.finishLaunching(shouldProtect: { _ in false }, launch: {}, protect: {})
     let launched = DispatchTime.now().uptimeNanoseconds
     if finish { organizer.launchingFinished() }
     let finished = DispatchTime.now().uptimeNanoseconds
+    getrusage(RUSAGE_SELF.rawValue, &usage)
     let result: [String: Any] = [
       "finish_launching_ns": launched - start, "launching_finished_ns": finished - launched,
-      "count": organizer.decision?.count ?? -1,
+      "count": organizer.decision?.count ?? -1, "faults": usage.ru_minflt - faultsBefore,
     ]
     let data = try! JSONSerialization.data(withJSONObject: result, options: [.sortedKeys])
     print(String(decoding: data, as: UTF8.self))

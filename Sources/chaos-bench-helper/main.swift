@@ -14,6 +14,7 @@ case "--bench-warm-handler": WarmHandlerBenchmark.run()
 case "--bench-install": InstallCostBenchmark.run(arguments: Array(CommandLine.arguments.dropFirst(2)))
 case "--bench-failpoints": FailpointCostBenchmark.run()
 case "--bench-probe": ProbeCostBenchmark.run(arguments: Array(CommandLine.arguments.dropFirst(2)))
+case "--count-launch-path": LaunchPathCount.run(arguments: Array(CommandLine.arguments.dropFirst(2)))
 case "--bench-first-launch": FirstLaunchBenchmark.run(arguments: Array(CommandLine.arguments.dropFirst(2)))
 case nil: CrashToReapApp.run()
 case let other?:

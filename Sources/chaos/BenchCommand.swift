@@ -201,15 +201,21 @@ enum HelperBench {
     return CrashCaptureInstallCost(prefaulted: on, notPrefaulted: off)
   }
 
+  /// Runs `target` with `arguments` and decodes the one JSON object it prints. Spawned and
+  /// reaped as the throughput section does (`posix_spawn`, a blocking `waitpid`): Foundation's
+  /// `Process` added its own threads' work beside the fresh process being measured.
   static func json(_ target: String, _ arguments: [String]) throws -> [String: JSONValue] {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: target)
-    process.arguments = arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
+    let output = NSTemporaryDirectory() + "/chaos-bench-\(getpid())-helper.json"
+    defer { unlink(output) }
+    var launcher = ProcessLauncher(
+      executable: target, environment: ProcessInfo.processInfo.environment, stdoutPath: output,
+      stderrPath: "/dev/null")
+    launcher.arguments = arguments
+    let pid = try launcher.spawn()
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    ChildRegistry.shared.unregister(pid)
+    let data = FileManager.default.contents(atPath: output) ?? Data()
     guard case .object(let object) = try JSONDecoder().decode(JSONValue.self, from: data) else {
       throw ValidationError("\(target) \(arguments.joined(separator: " ")) printed no JSON object")
     }

@@ -73,4 +73,84 @@ final class CrashReportChoiceTests: XCTestCase {
     XCTAssertEqual(left, [], "consumed: the new state records it")
     XCTAssertEqual(try launches.state()?.lastCrashCause?.pid, 501)
   }
+
+  // MARK: The handler's marker: the directory is listed only when a report may wait
+
+  private func marker(_ directory: String) -> String { directory + "/" + CrashReports.markerName }
+
+  private func touch(_ path: String) throws {
+    XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data()), path)
+  }
+
+  /// One launch that writes the state (and its executable), so the next one knows the build.
+  private func launchOnce(_ launches: SimulatedLaunches) -> LaunchOrganizer {
+    let organizer = launches.organizer()
+    organizer.finishLaunching(policy: .threshold(100), launch: {}, protect: { _ in })
+    organizer.launchingFinished()
+    return organizer
+  }
+
+  /// A report the handler marked is read, and the marker goes with it.
+  func testAMarkedReportIsReadAndTheMarkerRemoved() throws {
+    let launches = SimulatedLaunches()
+    let directory = launches.stateDirectory
+    _ = launchOnce(launches)
+    try report(directory, pid: 601, signal: "SIGABRT", at: 1_700_000_000)
+    try touch(marker(directory))
+    let organizer = launches.organizer()
+    organizer.finishLaunching(policy: .threshold(100), launch: {}, protect: { _ in })
+    XCTAssertEqual(organizer.decision?.previousCrash?.pid, 601)
+    XCTAssertFalse(FileManager.default.fileExists(atPath: marker(directory)), "marker removed with the report")
+    let left = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix("crash-") }
+    XCTAssertEqual(left, [])
+  }
+
+  /// Without the marker, and with the same executable as the last launch, the directory is not
+  /// listed: a report no handler marked waits (this is what spares the usual launch a listing).
+  func testAnUnmarkedReportWaitsForTheMarkerOrANewBuild() throws {
+    let launches = SimulatedLaunches()
+    let directory = launches.stateDirectory
+    _ = launchOnce(launches)
+    try report(directory, pid: 602, signal: "SIGBUS", at: 1_700_000_000)
+    let same = launches.organizer()
+    same.finishLaunching(policy: .threshold(100), launch: {}, protect: { _ in })
+    same.launchingFinished()
+    XCTAssertNil(same.decision?.previousCrash, "not listed: no marker, same build")
+    // A new build lists once: an earlier version, without the marker, may have left reports.
+    launches.executable.withLock { $0 = "build-2" }
+    let upgraded = launches.organizer()
+    upgraded.finishLaunching(policy: .threshold(100), launch: {}, protect: { _ in })
+    XCTAssertEqual(upgraded.decision?.previousCrash?.pid, 602)
+  }
+
+  /// When the state write fails, the marker stays with the reports for the next launch.
+  func testTheMarkerStaysWhenTheStateWriteFails() throws {
+    let launches = SimulatedLaunches()
+    let directory = launches.stateDirectory
+    _ = launchOnce(launches)
+    try report(directory, pid: 603, signal: "SIGSEGV", at: 1_700_000_000)
+    try touch(marker(directory))
+    try launches.failpoints.configure("store.write=return(EIO)")
+    launches.organizer().finishLaunching(policy: .threshold(100), launch: {}, protect: { _ in })
+    XCTAssertTrue(FileManager.default.fileExists(atPath: marker(directory)), "kept with the report")
+    try launches.failpoints.configure("")
+    let next = launches.organizer()
+    next.finishLaunching(policy: .threshold(100), launch: {}, protect: { _ in })
+    XCTAssertEqual(next.decision?.previousCrash?.pid, 603)
+  }
+
+  /// A report still there after the others were consumed (one that cannot be read) keeps the
+  /// marker, so it is looked at again rather than forgotten.
+  func testTheMarkerComesBackWhileAReportRemains() throws {
+    let launches = SimulatedLaunches()
+    let directory = launches.stateDirectory
+    _ = launchOnce(launches)
+    try report(directory, pid: 604, signal: "SIGSEGV", at: 1_700_000_000)
+    try Data("not a report".utf8).write(to: URL(fileURLWithPath: directory + "/crash-605-605.json"))
+    try touch(marker(directory))
+    let organizer = launches.organizer()
+    organizer.finishLaunching(policy: .threshold(100), launch: {}, protect: { _ in })
+    XCTAssertEqual(organizer.decision?.previousCrash?.pid, 604)
+    XCTAssertTrue(FileManager.default.fileExists(atPath: marker(directory)), "a report remains: marked again")
+  }
 }

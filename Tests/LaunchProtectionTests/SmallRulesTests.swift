@@ -179,6 +179,17 @@ final class SmallRulesTests: XCTestCase {
     XCTAssertEqual(CRC32.checksum([UInt8]()), 0)
   }
 
+  /// The checksum's table is written out as a literal (no start-up cost): every entry must be
+  /// the reflected polynomial's, not only those the check value happens to use.
+  func testTheChecksumTableIsThePolynomials() {
+    XCTAssertEqual(CRC32.table.count, 256)
+    for index in 0..<256 {
+      var value = UInt32(index)
+      for _ in 0..<8 { value = value & 1 == 1 ? (value >> 1) ^ 0xEDB8_8320 : value >> 1 }
+      XCTAssertEqual(CRC32.table[index], value, "entry \(index)")
+    }
+  }
+
   /// The benchmark walk answers exactly when a handler is installed (nil, never a trap, without one).
   func testTheBenchmarkWalkAnswersOnlyWithAnInstalledHandler() {
     XCTAssertEqual(CrashCapture.benchmarkWalk() != nil, CrashCapture.isInstalled)

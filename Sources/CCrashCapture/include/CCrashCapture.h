@@ -12,6 +12,10 @@
 // `crash` record (raw PCs + the module map captured at install).
 // ---------------------------------------------------------------------------
 
+/// The file the handler creates (empty) next to a crash report it wrote: the next launch lists
+/// the directory for reports only when it is there.
+#define LCC_REPORT_MARKER "pending-crash-reports"
+
 /// Options for `lcc_install`. Zero-initialise, then set what you need.
 typedef struct lcc_options {
   /// File descriptor the `crash` line is appended to (the events file), or -1.
