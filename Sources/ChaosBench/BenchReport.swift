@@ -19,6 +19,8 @@ public struct BenchReport: Codable, Sendable {
   public var inertProbe: InertProbeCost?
   /// The protection cost of a fresh process's one launch, default configuration.
   public var firstLaunch: FirstLaunchCost?
+  /// The launch path's instructions (callgrind), when valgrind is installed.
+  public var instructions: InstructionCounts?
 
   /// An empty report.
   public init() {}
@@ -70,13 +72,13 @@ public enum BenchTables {
     var lines = ["", "Crash-to-reap: fault → waitpid in the parent (µs), interleaved"]
     lines.append(
       pad("fault", 15, left: true) + pad("setup", 18, left: true)
-        + ["n", "p50", "p90", "p99", "max", "that/ours p50"].map { pad($0, 14) }.joined())
+        + ["n", "p50", "p90", "p99", "max", "/no handler"].map { pad($0, 14) }.joined())
     var faults: [String] = []
     for cell in cells where !faults.contains(cell.fault) { faults.append(cell.fault) }
     for fault in faults {
-      let ours = cells.first { $0.fault == fault && $0.configuration == "ours" }?.reap.p50 ?? 0
+      let floor = cells.first { $0.fault == fault && $0.configuration == "no handler" }?.reap.p50 ?? 0
       for cell in cells where cell.fault == fault {
-        let ratio = ours > 0 ? String(format: "%.2f×", cell.reap.p50 / ours) : "-"
+        let ratio = floor > 0 ? String(format: "%.2f×", cell.reap.p50 / floor) : "-"
         lines.append(
           pad(fault, 15, left: true) + pad(cell.configuration, 18, left: true) + pad(String(cell.reap.count), 14)
             + [cell.reap.p50, cell.reap.p90, cell.reap.p99, cell.reap.max].map { pad(format($0), 14) }.joined()
@@ -126,11 +128,37 @@ public enum BenchTables {
       ]
     }
     rows += [
-      ("bare pwrite 4 KiB + fdatasync (same file system)", report.bareFdatasync),
+      ("floor: two bare 4 KiB pwrites (no sync)", report.twoBarePwrites),
+      ("floor: bare 4 KiB pwrite + fdatasync", report.bareFdatasync),
       ("plain launch (no protection)", report.plainLaunch),
     ]
-    return "\nLaunch cost of protection (\(iterations) iterations per mode, interleaved, µs)\n"
-      + BenchTable.render(rows)
+    var text =
+      "\nLaunch cost of protection (\(iterations) iterations per mode, interleaved, µs)\n" + BenchTable.render(rows)
+    func ratio(_ value: Double, _ floor: Double) -> String { floor > 0 ? String(format: "%.2f×", value / floor) : "-" }
+    if let crash = report.modes.first(where: { $0.durability == "processCrash" }) {
+      let pair = crash.afterCrashPlusFinished.p50
+      text +=
+        "\nprocessCrash pair (after a crash + launchingFinished), p50: "
+        + "\(ratio(pair, report.twoBarePwrites.p50)) two bare pwrites, \(ratio(pair, report.bareFdatasync.p50)) "
+        + "a bare pwrite + fdatasync"
+    }
+    if let power = report.modes.first(where: { $0.durability == "powerLoss" }) {
+      text +=
+        "\npowerLoss pair, p50: \(ratio(power.afterCrashPlusFinished.p50, report.bareFdatasync.p50)) "
+        + "a bare pwrite + fdatasync"
+    }
+    return text
+  }
+
+  /// Instructions of the launch path (callgrind).
+  public static func instructions(_ counts: InstructionCounts?, unavailable: String?) -> String {
+    guard let counts else { return "\nInstructions (callgrind): \(unavailable ?? "not measured")" }
+    return """
+
+      Instructions (callgrind, stable on a noisy machine)
+      processCrash pair (finishLaunching after a crash + launchingFinished)   \(Int(counts.processCrashPair.rounded()))
+      first launch of a fresh process, the same pair, default configuration   \(Int(counts.freshFirstLaunch))
+      """
   }
 
   /// A fresh process's one launch.

@@ -39,6 +39,9 @@ public struct ProtectionCostBenchmark: Sendable {
     public var modes: [ModeCost]
     /// `pwrite` of 4 KiB in place + `fdatasync`, on the same file system: the floor of any fsync-based write.
     public var bareFdatasync: LatencySummary
+    /// Two in-place 4 KiB `pwrite`s (no sync): the floor of this design's launch pair, which
+    /// writes one slot in `finishLaunching` and one in `launchingFinished`.
+    public var twoBarePwrites: LatencySummary
     /// The same launch closure called directly, without LaunchProtection.
     public var plainLaunch: LatencySummary
   }
@@ -75,6 +78,7 @@ public struct ProtectionCostBenchmark: Sendable {
     var samples = [Samples](repeating: Samples(), count: modes.count)
     var plain: [UInt64] = []
     var bare: [UInt64] = []
+    var twoPwrites: [UInt64] = []
     let bareFile = try BareSyncFile(path: root + "/bare-fdatasync")
     defer { bareFile.close() }
     for _ in 0..<iterations {
@@ -93,6 +97,7 @@ public struct ProtectionCostBenchmark: Sendable {
         samples[index].pair.append(afterCrash + finished)
       }
       bare.append(measure { bareFile.writeAndSync() })
+      twoPwrites.append(measure { bareFile.writeTwoSlots() })
       plain.append(measure(launch))
     }
     return Report(
@@ -104,7 +109,7 @@ public struct ProtectionCostBenchmark: Sendable {
           launchingFinished: LatencySummary(nanoseconds: samples.finished),
           afterCrashPlusFinished: LatencySummary(nanoseconds: samples.pair))
       },
-      bareFdatasync: LatencySummary(nanoseconds: bare),
+      bareFdatasync: LatencySummary(nanoseconds: bare), twoBarePwrites: LatencySummary(nanoseconds: twoPwrites),
       plainLaunch: LatencySummary(nanoseconds: plain))
   }
 
@@ -115,7 +120,8 @@ public struct ProtectionCostBenchmark: Sendable {
   }
 }
 
-/// A 4 KiB file rewritten in place and `fdatasync`ed: what one synced state write cannot beat.
+/// An 8 KiB file (two slots) rewritten in place, with and without `fdatasync`: what the state
+/// writes cannot beat.
 private struct BareSyncFile {
   private let fd: Int32
   private let block = [UInt8](repeating: 0x20, count: 4096)
@@ -123,12 +129,19 @@ private struct BareSyncFile {
   init(path: String) throws {
     fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
     guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+    writeTwoSlots()
     writeAndSync()
   }
 
   func writeAndSync() {
     _ = block.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
     _ = fdatasync(fd)
+  }
+
+  /// The launch pair's two writes without their work: one 4 KiB slot, then the other.
+  func writeTwoSlots() {
+    _ = block.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+    _ = block.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 4096) }
   }
 
   func close() { _ = Glibc.close(fd) }

@@ -22,7 +22,8 @@ public struct ThroughputBenchmark: Sendable {
     public var jobs: Int
     public var harnessLaunchesPerSecond: Double
     public var directLaunchesPerSecond: Double
-    /// direct rate / harness rate (1.0 = no overhead).
+    /// Harness time / direct time for the same launches, the median over the rounds (1.0 = no
+    /// overhead): a round the machine slowed counts once, not by its weight.
     public var overhead: Double
   }
 
@@ -50,30 +51,49 @@ public struct ThroughputBenchmark: Sendable {
         options.jobs = jobs
         options.referenceTarget = target
         options.artifactsDirectory = folder + "/artifacts"
-        let start = MonotonicNanoseconds.now()
-        let results = SuiteRunner(options: options).run(scenarios) { _, _, _ in }
-        let harnessSeconds = Double(MonotonicNanoseconds.now() - start) / 1e9
-        if let failed = results.first(where: { !$0.passed }) {
-          throw ScenarioError(path: failed.path, line: 0, column: 0, message: failed.messages.joined(separator: "\n"))
+        // Side by side: the harness and the direct spawns alternate in rounds, so a noisy
+        // moment of the machine costs both alike.
+        var harnessSeconds = 0.0
+        var directSeconds = 0.0
+        var ratios: [Double] = []
+        let rounds = min(Self.rounds, launches)
+        for round in 0..<rounds {
+          let chunk = Array(scenarios[(round * launches / rounds)..<((round + 1) * launches / rounds)])
+          let start = MonotonicNanoseconds.now()
+          let results = SuiteRunner(options: options).run(chunk) { _, _, _ in }
+          let harnessRound = Double(MonotonicNanoseconds.now() - start) / 1e9
+          harnessSeconds += harnessRound
+          if let failed = results.first(where: { !$0.passed }) {
+            throw ScenarioError(
+              path: failed.path, line: 0, column: 0, message: failed.messages.joined(separator: "\n"))
+          }
+          let directRound = try direct(
+            failpoints: failpoints, jobs: jobs, first: (jobs - 1) * launches + round * launches / rounds,
+            count: chunk.count, folder: folder)
+          directSeconds += directRound
+          ratios.append(harnessRound / directRound)
         }
-        let directSeconds = try direct(failpoints: failpoints, jobs: jobs, folder: folder)
         let harnessRate = Double(launches) / harnessSeconds
         let directRate = Double(launches) / directSeconds
         rows.append(
           Row(
             scenario: kind, jobs: jobs, harnessLaunchesPerSecond: harnessRate, directLaunchesPerSecond: directRate,
-            overhead: directRate / harnessRate))
+            overhead: ratios.sorted()[ratios.count / 2]))
       }
     }
     return rows
   }
 
-  /// The same launches with no harness: spawn, blocking waitpid, fresh state directory each.
-  private func direct(failpoints: String, jobs: Int, folder: String) throws -> Double {
+  /// Rounds the launches of one row are split into, harness and direct alternating.
+  static let rounds = 10
+
+  /// `count` launches with no harness: spawn, blocking waitpid, a fresh state directory each
+  /// (numbered from `first`).
+  private func direct(failpoints: String, jobs: Int, first: Int, count: Int, folder: String) throws -> Double {
     let start = MonotonicNanoseconds.now()
     let errors = DirectErrors()
     DispatchQueue.concurrentPerform(iterations: jobs) { lane in
-      for index in stride(from: lane, to: launches, by: jobs) {
+      for index in stride(from: first + lane, to: first + count, by: jobs) {
         do {
           _ = try BenchProcess(target: target).run(
             failpoints: failpoints, app: "{\"threshold\": 1000000}", stateDirectory: folder + "/direct-state-\(index)",

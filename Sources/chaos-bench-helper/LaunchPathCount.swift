@@ -2,11 +2,10 @@ import Foundation
 import LaunchProtection
 import Synchronization
 
-/// `chaos-bench-helper --count-launch-path N DIR`: N processCrash launch pairs (a launch left
-/// unfinished, then one that counts it and finishes), as the protection section times them,
-/// and nothing else. Run under callgrind at two values of N, the difference of the two
-/// instruction counts divided by the difference of N is one pair's cost, without the
-/// process's start-up and exit.
+/// `chaos-bench-helper --count-launch-path PAIRS DIR`: the protection section's processCrash
+/// launch pair — `finishLaunching` after a launch that crashed, then `launchingFinished` — PAIRS
+/// times, for callgrind to count in `measuredPair` alone (process start-up, the launch left
+/// unfinished before each pair and the organizers' set-up are not counted).
 enum LaunchPathCount {
   static func run(arguments: [String]) {
     guard arguments.count == 2, let pairs = Int(arguments[0]), pairs >= 0 else {
@@ -26,12 +25,23 @@ enum LaunchPathCount {
         current: { identity }, isAlive: { _ in false }, executableID: { "bench" })
       return LaunchOrganizer(configuration: configuration)
     }
-    // One pair before counting, so the state file and directory exist as in the timed loop.
-    for _ in 0..<(pairs + 1) {
+    // One uncounted pair first: the state file and its directory exist, as in the timed loop.
+    for round in 0...pairs {
       organizer().finishLaunching(policy: .threshold(Int.max), launch: {}, protect: { _ in })
       let clean = organizer()
-      clean.finishLaunching(policy: .threshold(Int.max), launch: {}, protect: { _ in })
-      clean.launchingFinished()
+      if round == 0 {
+        clean.finishLaunching(policy: .threshold(Int.max), launch: {}, protect: { _ in })
+        clean.launchingFinished()
+      } else {
+        measuredPair(clean)
+      }
     }
+  }
+
+  /// One pair; callgrind counts this function's instructions (`--toggle-collect`).
+  @inline(never)
+  static func measuredPair(_ organizer: LaunchOrganizer) {
+    organizer.finishLaunching(policy: .threshold(Int.max), launch: {}, protect: { _ in })
+    organizer.launchingFinished()
   }
 }

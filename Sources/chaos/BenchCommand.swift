@@ -32,8 +32,10 @@ struct BenchCommand: ParsableCommand {
   @Option(parsing: .unconditional, help: "Crashes per fault and configuration for the crash-to-reap section.")
   var reapIterations = 30
 
-  @Option(parsing: .unconditional, help: "Launches per throughput measurement.")
-  var launches = 100
+  @Option(
+    parsing: .unconditional, help: "Launches per throughput measurement (in 10 rounds, harness and direct alternating)."
+  )
+  var launches = 300
 
   @Option(parsing: .unconditional, help: "Sequences per jobs setting in the explore section.")
   var exploreSequences = 40
@@ -109,6 +111,10 @@ struct BenchCommand: ParsableCommand {
       say("first launch of a fresh process")
       report.firstLaunch = try HelperBench.firstLaunch(helper, runs: 40, workDirectory: work)
       print(BenchTables.firstLaunch(report.firstLaunch!))
+      say("instruction counts (callgrind)")
+      let unavailable = InstructionCounts.unavailable()
+      if unavailable == nil { report.instructions = try InstructionCounts.measure(helper: helper, workDirectory: work) }
+      print(BenchTables.instructions(report.instructions, unavailable: unavailable))
       say("crash capture install")
       report.install = try HelperBench.installCost(helper, runs: 40)
       print(BenchTables.install(report.install!))

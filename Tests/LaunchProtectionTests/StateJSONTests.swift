@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 @testable import LaunchProtection
@@ -249,19 +250,6 @@ final class StateJSONTests: XCTestCase {
 
 extension StateJSON.DecodeError {
   fileprivate var isSyntax: Bool { if case .syntax = self { true } else { false } }
-}
-
-/// A seeded generator, so a failing round can be replayed.
-private struct SplitMix {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var value = state
-    value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-    return value ^ (value >> 31)
-  }
 }
 
 /// The store answers a read of the bytes it last wrote from memory; any other bytes are decoded.

@@ -51,24 +51,40 @@ public enum EventDecoder {
     var events: [TargetEvent] = []
     var truncated: String?
     let endsWithNewline = data.last == 0x0A
-    let lines = data.split(separator: 0x0A, omittingEmptySubsequences: false)
-    let decoder = JSONDecoder()
-    for (index, line) in lines.enumerated() {
-      let number = index + 1
-      let isLast = index == lines.count - 1
-      if line.isEmpty { continue }
-      let object: [String: JSONValue]
-      do {
-        object = try decoder.decode([String: JSONValue].self, from: Data(line))
-      } catch {
-        if isLast && !endsWithNewline {
-          truncated = String(decoding: line, as: UTF8.self)
+    // Lines found with memchr over the bytes: `Data.split` went element by element.
+    let bytes = [UInt8](data)
+    var failure: EventDecodingError?
+    bytes.withUnsafeBufferPointer { all in
+      var start = 0
+      var number = 0
+      while start <= all.count, failure == nil {
+        number += 1
+        let rest = all.count - start
+        let newline = rest > 0 ? memchr(all.baseAddress! + start, 0x0A, rest) : nil
+        let end = newline.map { UnsafeRawPointer($0) - UnsafeRawPointer(all.baseAddress!) } ?? all.count
+        let isLast = newline == nil
+        defer { start = end + 1 }
+        if end == start { continue }
+        let line = UnsafeBufferPointer(rebasing: all[start..<end])
+        guard case .object(let object)? = JSONValueParser.parse(line) else {
+          if isLast && !endsWithNewline {
+            truncated = String(decoding: line, as: UTF8.self)
+            continue
+          }
+          failure = Self.syntaxError(Array(line), path: path, line: number)
           continue
         }
-        throw Self.syntaxError(Array(line), path: path, line: number)
+        do throws(EventDecodingError) {
+          var event = try validate(object, path: path, line: number)
+          // A crash record is decoded again as a `CrashRecord`: from its text, not re-encoded.
+          if event.name == "crash" { event.text = Array(line) }
+          events.append(event)
+        } catch {
+          failure = error
+        }
       }
-      events.append(try validate(object, path: path, line: number))
     }
+    if let failure { throw failure }
     return Result(events: events, truncatedTail: truncated)
   }
 

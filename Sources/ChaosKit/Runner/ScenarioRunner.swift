@@ -6,6 +6,8 @@ public struct ScenarioRunner: Sendable {
   /// Options in force.
   public var options: RunOptions
   let symbolizer = Symbolizer()
+  /// Where a passed scenario's work directory goes; nil: removed before `run` returns.
+  package var sweeper: Sweeper?
 
   /// Creates a runner.
   public init(options: RunOptions) { self.options = options }
@@ -24,15 +26,15 @@ public struct ScenarioRunner: Sendable {
     var result = ScenarioResult(
       path: scenario.path, name: scenario.name, group: scenario.group, status: .passed, messages: [], processes: [],
       seconds: 0, artifacts: workDirectory)
-    try? FileManager.default.removeItem(atPath: workDirectory)
+    FileTree.remove(workDirectory)
     do {
-      try FileManager.default.createDirectory(atPath: workDirectory, withIntermediateDirectories: true)
+      try FileTree.makeDirectories(workDirectory)
       var target = try resolveTarget(scenario)
       try checkFailpointNames(scenario, target: target)
       try checkContainerSupport(scenario)
       let stateDirectory = workDirectory + "/state"
       // The protocol promises an existing, empty state directory when a scenario starts.
-      try FileManager.default.createDirectory(atPath: stateDirectory, withIntermediateDirectories: true)
+      try FileTree.makeDirectories(stateDirectory)
       var stoppedEarlier: [pid_t: Int] = [:]
       var restarts = KubeletRestarts()
       launches: for (index, spec) in scenario.launches.enumerated() {
@@ -98,7 +100,7 @@ public struct ScenarioRunner: Sendable {
     }
     result.seconds = Date().timeIntervalSince(started)
     if result.passed && !options.keepArtifacts {
-      try? FileManager.default.removeItem(atPath: workDirectory)
+      if let sweeper { sweeper.sweep(workDirectory) } else { FileTree.remove(workDirectory) }
       result.artifacts = nil
     }
     return result
@@ -144,7 +146,7 @@ public struct ScenarioRunner: Sendable {
     var results: [ProcessResult] = []
     for process in 1...spec.parallel {
       let directory = workDirectory + "/" + label + (spec.parallel > 1 ? "-p\(process)" : "")
-      try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+      try? FileTree.makeDirectories(directory)
       // A free port for the target to serve on, if it serves (`CHAOS_PORT`; `http:` requests go there).
       let port = HTTPProbe.freePort()
       var environment = environment(

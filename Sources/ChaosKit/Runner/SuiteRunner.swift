@@ -17,7 +17,13 @@ public struct SuiteRunner: Sendable {
     let results = Mutex([ScenarioResult?](repeating: nil, count: work.count))
     let next = Mutex(0)
     let finished = Mutex(0)
-    let runner = ScenarioRunner(options: options)
+    let sweeper = Sweeper()
+    defer { sweeper.finish() }
+    let runner = {
+      var runner = ScenarioRunner(options: options)
+      runner.sweeper = sweeper
+      return runner
+    }()
     let workers = max(1, min(options.jobs, work.count))
     DispatchQueue.concurrentPerform(iterations: workers) { _ in
       while !ChildRegistry.shared.isCancelled {

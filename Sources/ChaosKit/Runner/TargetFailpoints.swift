@@ -33,10 +33,17 @@ package enum TargetFailpoints {
   }
 
   /// The first name in `spec` (already parsed at load) that `listing` does not declare.
+  /// Cached: every scenario of a suite asks for its launches' specs, mostly the same few.
   package static func firstUndeclared(in spec: String, listing: Listing) -> String? {
+    let key = spec + "\u{0}" + listing.failpoints.joined(separator: ",")
+    if let known = undeclared.withLock({ $0[key] }) { return known }
     let names = (try? FailpointSpecParser.parse(spec))?.map(\.name) ?? []
-    return names.first { !FailpointRegistry.matches($0, listing.failpoints) }
+    let first = names.first { !FailpointRegistry.matches($0, listing.failpoints) }
+    undeclared.withLock { $0[key] = .some(first) }
+    return first
   }
+
+  private static let undeclared = Mutex([String: String?]())
 
   private static func ask(target: String, app: String) -> Listing? {
     let scratch = NSTemporaryDirectory() + "chaos-list-\(getpid())-\(UUID().uuidString.prefix(8))"

@@ -1,0 +1,67 @@
+import ChaosKit
+import Foundation
+
+/// Instructions the launch path executes, counted by valgrind's callgrind: unlike times, the
+/// counts hold still on a noisy machine, so a change shows as a number, not a distribution.
+/// Counted in the bench helper's measured functions only (`--toggle-collect`), on a copy of it
+/// without debug information (valgrind 3.19 cannot read the DWARF 5 a release build has).
+public struct InstructionCounts: Codable, Sendable {
+  /// `finishLaunching` after a crashed launch + `launchingFinished`, `.processCrash`, per pair.
+  public var processCrashPair: Double
+  /// The same pair, first in a fresh process with the default configuration.
+  public var freshFirstLaunch: Double
+
+  /// Why counts could not be made on this machine (valgrind or strip missing), or nil.
+  public static func unavailable() -> String? {
+    for tool in ["valgrind", "strip"] where ToolLocator.find(tool) == nil {
+      return "\(tool) is not installed (apt-get install valgrind binutils): no instruction counts"
+    }
+    return nil
+  }
+
+  /// Counts with `helper` in `workDirectory`.
+  public static func measure(helper: String, workDirectory: String, pairs: Int = 200) throws -> InstructionCounts {
+    let copy = workDirectory + "/helper-nodebug"
+    guard run(ToolLocator.find("strip")!, ["-g", "-o", copy, helper]).status == 0 else {
+      throw ScenarioError(path: helper, line: 0, column: 0, message: "strip -g failed")
+    }
+    let pathState = workDirectory + "/count-launch-path"
+    let pair = try count(
+      copy, ["--count-launch-path", String(pairs), pathState], collect: "*LaunchPathCountO12measuredPair*")
+    let firstState = workDirectory + "/count-first-launch"
+    _ = run(copy, ["--bench-first-launch", firstState])  // leaves a crashed launch to count
+    let first = try count(
+      copy, ["--bench-first-launch", firstState, "finish"], collect: "*FirstLaunchBenchmarkO8measured*")
+    return InstructionCounts(processCrashPair: Double(pair) / Double(pairs), freshFirstLaunch: Double(first))
+  }
+
+  /// Instructions executed inside functions matching `collect`.
+  private static func count(_ executable: String, _ arguments: [String], collect: String) throws -> UInt64 {
+    let result = run(
+      ToolLocator.find("valgrind")!,
+      ["--tool=callgrind", "--callgrind-out-file=/dev/null", "--toggle-collect=\(collect)", executable] + arguments)
+    // "==123== Collected : 4567" is callgrind's total of the collected events (Ir).
+    guard let line = result.stderr.split(separator: "\n").first(where: { $0.contains("Collected :") }),
+      let number = line.split(separator: ":").last.flatMap({ UInt64($0.trimmingCharacters(in: .whitespaces)) }),
+      number > 0
+    else {
+      throw ScenarioError(
+        path: executable, line: 0, column: 0,
+        message: "callgrind counted nothing in \(collect):\n" + result.stderr.suffix(600))
+    }
+    return number
+  }
+
+  private static func run(_ executable: String, _ arguments: [String]) -> (status: Int32, stderr: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    process.standardOutput = FileHandle.nullDevice
+    let pipe = Pipe()
+    process.standardError = pipe
+    guard (try? process.run()) != nil else { return (-1, "cannot run \(executable)") }
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+  }
+}

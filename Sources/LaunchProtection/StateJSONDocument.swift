@@ -1,0 +1,317 @@
+/// Reading: a state file's JSON checked whole, then its fields.
+extension StateJSON {
+  /// Why bytes are not a state, in the words the store's problem reports use.
+  enum DecodeError: Error, Equatable {
+    /// Not JSON at all (RFC 8259), with where and why.
+    case syntax(String)
+    /// A field the state requires is absent (`path` as `launchesInProgress.0.launchID`).
+    case missing(path: String)
+    /// A field has the wrong JSON type, or a value its Swift type cannot hold.
+    case wrongType(path: String, detail: String)
+
+    /// The detail of the `.corrupt` problem; `byteCount` is the size of the JSON read.
+    func detail(byteCount: Int) -> String {
+      switch self {
+      case .syntax(let reason): "not valid JSON (\(byteCount) bytes): \(reason)"
+      case .missing(let path): "missing field '\(path)'"
+      case .wrongType(let path, let detail): "wrong type at '\(path)': \(detail)"
+      }
+    }
+  }
+
+  /// A parsed JSON text: the whole input's structure was checked first (as `JSONDecoder`
+  /// does), so a file is either JSON or reported as such before any field is looked at.
+  struct Document {
+    let bytes: [UInt8]
+    let nodes: [Node]
+
+    /// Parses `bytes` as one JSON value (with surrounding whitespace).
+    init(_ bytes: [UInt8]) throws(DecodeError) {
+      self.bytes = bytes
+      var parser = Parser(bytes: bytes)
+      nodes = try parser.parse()
+    }
+
+    /// The `version` field, read on its own so that a newer format is told apart before
+    /// the rest of it is judged.
+    func version() throws(DecodeError) -> Int {
+      let root = try object(at: 0, path: "")
+      return try integer(required(root, "version", path: ""), path: "version")
+    }
+
+    /// The whole state.
+    func state() throws(DecodeError) -> LaunchState {
+      let root = try object(at: 0, path: "")
+      var state = LaunchState()
+      state.version = try integer(required(root, "version", path: ""), path: "version")
+      state.consecutiveCrashes = try integer(
+        required(root, "consecutiveCrashes", path: ""), path: "consecutiveCrashes")
+      let launches = try required(root, "launchesInProgress", path: "")
+      guard nodes[launches].kind == .array else {
+        throw .wrongType(path: "launchesInProgress", detail: "expected an array, found \(describe(launches))")
+      }
+      var records: [LaunchRecord] = []
+      var element = launches + 1
+      var index = 0
+      while element < nodes[launches].next {
+        records.append(try record(at: element, path: "launchesInProgress.\(index)"))
+        element = nodes[element].next
+        index += 1
+      }
+      state.launchesInProgress = records
+      if let level = optional(root, "attemptedProtectLevel") {
+        state.attemptedProtectLevel = try integer(level, path: "attemptedProtectLevel")
+      }
+      if let executable = optional(root, "executableID") {
+        state.executableID = try string(executable, path: "executableID")
+      }
+      if let cause = optional(root, "lastCrashCause") { state.lastCrashCause = try crashCause(at: cause) }
+      if let exit = optional(root, "lastUncountedExit") { state.lastUncountedExit = try uncountedExit(at: exit) }
+      return state
+    }
+
+    private func record(at index: Int, path: @autoclosure () -> String) throws(DecodeError) -> LaunchRecord {
+      let object = try object(at: index, path: path())
+      let process = try required(object, "process", path: path())
+      _ = try self.object(at: process, path: path() + ".process")
+      var identity = ProcessIdentity(
+        pid: try integer(required(process, "pid", path: path() + ".process"), path: path() + ".process.pid"),
+        startTime: try integer(
+          required(process, "startTime", path: path() + ".process"), path: path() + ".process.startTime"),
+        bootID: try string(required(process, "bootID", path: path() + ".process"), path: path() + ".process.bootID"))
+      if let machine = optional(process, "machine") {
+        identity.machine = try string(machine, path: path() + ".process.machine")
+      }
+      let phaseText = try string(required(object, "phase", path: path()), path: path() + ".phase")
+      guard let phase = LaunchPhase(rawValue: phaseText) else {
+        throw .wrongType(path: path() + ".phase", detail: "no launch phase named \"\(phaseText)\"")
+      }
+      var record = LaunchRecord(
+        process: identity, launchID: try string(required(object, "launchID", path: path()), path: path() + ".launchID"),
+        phase: phase, startedAt: try double(required(object, "startedAt", path: path()), path: path() + ".startedAt"))
+      if let stop = optional(object, "stopRequestedAt") {
+        record.stopRequestedAt = try double(stop, path: path() + ".stopRequestedAt")
+      }
+      return record
+    }
+
+    private func crashCause(at index: Int) throws(DecodeError) -> CrashCause {
+      let path = "lastCrashCause"
+      _ = try object(at: index, path: path)
+      var cause = CrashCause(
+        type: try string(required(index, "type", path: path), path: path + ".type"),
+        recordedAt: try double(required(index, "recordedAt", path: path), path: path + ".recordedAt"))
+      cause.afterLaunch = try boolean(required(index, "afterLaunch", path: path), path: path + ".afterLaunch")
+      if let detail = optional(index, "detail") { cause.detail = try string(detail, path: path + ".detail") }
+      if let pid = optional(index, "pid") { cause.pid = try integer(pid, path: path + ".pid") }
+      return cause
+    }
+
+    private func uncountedExit(at index: Int) throws(DecodeError) -> UncountedExit {
+      let path = "lastUncountedExit"
+      _ = try object(at: index, path: path)
+      let reasonText = try string(required(index, "reason", path: path), path: path + ".reason")
+      guard let reason = UncountedReason(rawValue: reasonText) else {
+        throw .wrongType(path: path + ".reason", detail: "no reason named \"\(reasonText)\"")
+      }
+      return UncountedExit(
+        reason: reason, pid: try integer(required(index, "pid", path: path), path: path + ".pid"),
+        decidedAt: try double(required(index, "decidedAt", path: path), path: path + ".decidedAt"))
+    }
+
+    // Lookups. An object's members are key and value nodes in turn. Only the state's own
+    // objects are searched, so this stays linear in size.
+
+    /// The object at `index`, its keys checked (`JSONDecoder` reads every key of an object it
+    /// decodes, and only those).
+    private func object(at index: Int, path: @autoclosure () -> String) throws(DecodeError) -> Int {
+      guard nodes[index].kind == .object else {
+        throw .wrongType(path: path(), detail: "expected an object, found \(describe(index))")
+      }
+      var key = index + 1
+      while key < nodes[index].next {
+        if nodes[key].unchecked { try Parser.check(bytes, nodes[key].start..<nodes[key].end) }
+        key = nodes[key + 1].next
+      }
+      return index
+    }
+
+    /// The value node of `key` in the object at `object`, or nil when absent or null
+    /// (an optional field; `JSONDecoder` reads null as absent too).
+    private func optional(_ object: Int, _ key: StaticString) -> Int? {
+      guard let value = member(object, key), nodes[value].kind != .null else { return nil }
+      return value
+    }
+
+    private func required(_ object: Int, _ key: StaticString, path: @autoclosure () -> String) throws(DecodeError)
+      -> Int
+    {
+      // The path is built only for a report: on the launch path no field is missing.
+      func field() -> String { path().isEmpty ? "\(key)" : "\(path()).\(key)" }
+      guard let value = member(object, key) else { throw .missing(path: field()) }
+      guard nodes[value].kind != .null else { throw .wrongType(path: field(), detail: "expected a value, found null") }
+      return value
+    }
+
+    /// A repeated key: the first one counts, as in `JSONDecoder`.
+    private func member(_ object: Int, _ key: StaticString) -> Int? {
+      var index = object + 1
+      let end = nodes[object].next
+      while index < end {
+        if keyEquals(index, key) { return index + 1 }
+        index = nodes[index + 1].next
+      }
+      return nil
+    }
+
+    private func keyEquals(_ index: Int, _ key: StaticString) -> Bool {
+      let node = nodes[index]
+      guard !node.escaped else { return Array(unescaped(node).utf8) == key.withUTF8Buffer { Array($0) } }
+      let count = key.utf8CodeUnitCount
+      guard node.end - node.start == count else { return false }
+      // Byte by byte through pointers: this runs for every member of every object read.
+      return bytes.withUnsafeBufferPointer { all in
+        let found = all.baseAddress! + node.start
+        let wanted = key.utf8Start
+        for offset in 0..<count where found[offset] != wanted[offset] { return false }
+        return true
+      }
+    }
+
+    // Values.
+
+    private func string(_ index: Int, path: @autoclosure () -> String) throws(DecodeError) -> String {
+      guard nodes[index].kind == .string else {
+        throw .wrongType(path: path(), detail: "expected a string, found \(describe(index))")
+      }
+      if nodes[index].unchecked { try Parser.check(bytes, nodes[index].start..<nodes[index].end) }
+      return unescaped(nodes[index])
+    }
+
+    private func boolean(_ index: Int, path: @autoclosure () -> String) throws(DecodeError) -> Bool {
+      switch nodes[index].kind {
+      case .true: return true
+      case .false: return false
+      default: throw .wrongType(path: path(), detail: "expected a boolean, found \(describe(index))")
+      }
+    }
+
+    private func double(_ index: Int, path: @autoclosure () -> String) throws(DecodeError) -> Double {
+      guard nodes[index].kind == .number else {
+        throw .wrongType(path: path(), detail: "expected a number, found \(describe(index))")
+      }
+      try checkNumber(index)
+      // The grammar was checked, which Double's parser accepts. Out of range either way
+      // (infinite, or a nonzero number that became 0) does not fit, as for JSONDecoder.
+      let text = text(nodes[index])
+      guard let value = Double(text), value.isFinite,
+        value != 0
+          || !text.utf8.prefix(while: { $0 != UInt8(ascii: "e") && $0 != UInt8(ascii: "E") }).contains(where: {
+            $0 >= UInt8(ascii: "1") && $0 <= UInt8(ascii: "9")
+          })
+      else {
+        throw .wrongType(path: path(), detail: "number \(text) does not fit Double")
+      }
+      return value
+    }
+
+    /// An integer of type `T`: digits exactly; a number written with a fraction or exponent
+    /// (`3.0`, `3e0`) only when it is exactly a whole number `T` holds.
+    private func integer<T: FixedWidthInteger>(_ index: Int, path: @autoclosure () -> String) throws(DecodeError) -> T {
+      let node = nodes[index]
+      guard node.kind == .number else {
+        throw .wrongType(path: path(), detail: "expected an integer, found \(describe(index))")
+      }
+      try checkNumber(index)
+      let text = text(node)
+      if let exact = T(text, radix: 10) ?? Self.wholeNumber(text).flatMap({ T($0, radix: 10) }) { return exact }
+      throw .wrongType(path: path(), detail: "number \(text) does not fit \(T.self)")
+    }
+
+    /// The digits of a number written with a fraction or an exponent (`3.0`, `25e-1`, `3E2`)
+    /// when it is a whole number, computed exactly in decimal (not through a Double, which
+    /// would round 9007199254740993.0); nil otherwise.
+    private static func wholeNumber(_ text: String) -> String? {
+      var mantissa = Substring(text)
+      var exponent = 0
+      if let e = mantissa.firstIndex(where: { $0 == "e" || $0 == "E" }) {
+        guard let value = Int(mantissa[mantissa.index(after: e)...]), abs(value) < 64 else { return nil }
+        exponent = value
+        mantissa = mantissa[..<e]
+      }
+      let negative = mantissa.hasPrefix("-")
+      if negative { mantissa = mantissa.dropFirst() }
+      var digits = String(mantissa)
+      if let dot = digits.firstIndex(of: ".") {
+        exponent -= digits.distance(from: dot, to: digits.endIndex) - 1
+        digits.remove(at: dot)
+      }
+      if exponent >= 0 {
+        digits += String(repeating: "0", count: exponent)
+      } else {
+        guard digits.suffix(-exponent).allSatisfy({ $0 == "0" }) else { return nil }
+        digits = String(digits.dropLast(-exponent))
+      }
+      if digits.isEmpty { digits = "0" }
+      return negative ? "-" + digits : digits
+    }
+
+    /// A number read must be RFC 8259's (`JSONDecoder` rejects `1.` or `01` where it reads one).
+    private func checkNumber(_ index: Int) throws(DecodeError) {
+      guard nodes[index].unchecked else { return }
+      throw .syntax("invalid number \(text(nodes[index])) at byte \(nodes[index].start)")
+    }
+
+    private func text(_ node: Node) -> String {
+      String(decoding: bytes[node.start..<node.end], as: UTF8.self)
+    }
+
+    private func describe(_ index: Int) -> String {
+      switch nodes[index].kind {
+      case .object: "an object"
+      case .array: "an array"
+      case .string: "a string"
+      case .number: "a number"
+      case .true, .false: "a boolean"
+      case .null: "null"
+      }
+    }
+
+    /// A string node's text with its escapes resolved (the parser checked them).
+    private func unescaped(_ node: Node) -> String {
+      guard node.escaped else { return String(decoding: bytes[node.start..<node.end], as: UTF8.self) }
+      var out: [UInt8] = []
+      out.reserveCapacity(node.end - node.start)
+      var index = node.start
+      while index < node.end {
+        let byte = bytes[index]
+        guard byte == UInt8(ascii: "\\") else {
+          out.append(byte)
+          index += 1
+          continue
+        }
+        let letter = bytes[index + 1]
+        index += 2
+        switch letter {
+        case UInt8(ascii: "b"): out.append(0x08)
+        case UInt8(ascii: "f"): out.append(0x0C)
+        case UInt8(ascii: "n"): out.append(0x0A)
+        case UInt8(ascii: "r"): out.append(0x0D)
+        case UInt8(ascii: "t"): out.append(0x09)
+        case UInt8(ascii: "u"):
+          var scalar = Parser.hexValue(bytes, at: index)
+          index += 4
+          if (0xD800..<0xDC00).contains(scalar) {
+            // The parser checked that a low surrogate follows.
+            let low = Parser.hexValue(bytes, at: index + 2)
+            index += 6
+            scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+          }
+          out.append(contentsOf: String(Character(Unicode.Scalar(scalar)!)).utf8)
+        default: out.append(letter)  // `"`, `\`, `/`
+        }
+      }
+      return String(decoding: out, as: UTF8.self)
+    }
+  }
+}
