@@ -136,17 +136,19 @@ public final class LaunchOrganizer: Sendable {
   public func launchingFinished() {
     guard mode.isLaunching else { return }
     _ = configuration.failpoints.evaluate("launch.finished")
-    let (record, resolved): (LaunchRecord?, Set<String>) = inner.withLock { inner in
+    let (record, resolved): (LaunchRecord?, [String]) = inner.withLock { inner in
       guard inner.mode.isLaunching, !inner.hung else { return (nil, []) }
       inner.mode = .finished
       inner.since = Date()
       // The unfinished launches this launch's decision accounted for (counted, or ignored
       // as rebooted or stopped) are resolved by its success, even if the write that
-      // recorded the decision failed.
-      let decision = inner.decision
-      let accounted =
-        (decision?.countedCrashes ?? []) + (decision?.ignored ?? []).filter { $0.reason != .stillRunning }.map(\.record)
-      return (inner.record, Set(accounted.map(\.launchID)))
+      // recorded the decision failed. A list, not a Set: it holds a launch id or a few.
+      var resolved: [String] = []
+      for counted in inner.decision?.countedCrashes ?? [] { resolved.append(counted.launchID) }
+      for ignored in inner.decision?.ignored ?? [] where ignored.reason != .stillRunning {
+        resolved.append(ignored.record.launchID)
+      }
+      return (inner.record, resolved)
     }
     guard let record else { return }
     deadline?.disarm()

@@ -143,9 +143,14 @@ extension LaunchOrganizer {
   ) -> LaunchDecision {
     let environment = configuration.environment
     let previousCount = state.consecutiveCrashes
+    // Sized once: each holds at most every launch in progress.
+    let capacity = state.launchesInProgress.count
     var counted: [LaunchRecord] = []
     var ignored: [(record: LaunchRecord, reason: IgnoredReason)] = []
     var kept: [LaunchRecord] = []
+    counted.reserveCapacity(capacity)
+    ignored.reserveCapacity(capacity)
+    kept.reserveCapacity(capacity + 1)
     for old in state.launchesInProgress where old.launchID != record.launchID {
       if old.process.bootID == record.process.bootID, environment.isAlive(old.process) {
         ignored.append((old, .stillRunning))
