@@ -51,11 +51,18 @@ final class ExitTracker: Sendable {
     tracked.withLock { $0.remove(organizer) }
   }
 
-  private func processExiting(status: Int32) {
+  /// The organizers `exit` would tell, newest first.
+  func trackedOrganizers() -> [LaunchOrganizer] {
+    var organizers: [LaunchOrganizer] = []
     var node = tracked.withLock { $0.first }
     while let current = node {
-      current.organizer?.processExiting(status: status)
+      if let organizer = current.organizer { organizers.append(organizer) }
       node = current.next
     }
+    return organizers
+  }
+
+  private func processExiting(status: Int32) {
+    for organizer in trackedOrganizers() { organizer.processExiting(status: status) }
   }
 }

@@ -149,8 +149,11 @@ final class CrashReportChoiceTests: XCTestCase {
     try Data("not a report".utf8).write(to: URL(fileURLWithPath: directory + "/crash-605-605.json"))
     try touch(marker(directory))
     let organizer = launches.organizer()
+    let descriptorsBefore = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count
     organizer.finishLaunching(policy: .threshold(100), launch: {}, protect: { _ in })
+    let descriptorsAfter = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count
     XCTAssertEqual(organizer.decision?.previousCrash?.pid, 604)
     XCTAssertTrue(FileManager.default.fileExists(atPath: marker(directory)), "a report remains: marked again")
+    XCTAssertEqual(descriptorsAfter, descriptorsBefore, "the marker made again was closed")
   }
 }

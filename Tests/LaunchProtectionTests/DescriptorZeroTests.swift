@@ -46,10 +46,11 @@ final class DescriptorZeroTests: XCTestCase {
 
   func testALockFileOpenedAsDescriptorZeroIsALock() throws {
     let directory = try stateDirectory()
-    let ((_, problems), _) = withDescriptorZeroFree {
+    let ((_, problems), stillOpen) = withDescriptorZeroFree {
       StateStore(directory: directory).update { $0.consecutiveCrashes = 1 }
     }
     XCTAssertEqual(problems, [], "the lock (descriptor 0) was taken and the state written")
+    XCTAssertFalse(stillOpen, "the lock's descriptor 0 was used and closed, not left open for another")
     XCTAssertEqual(try StateStore(directory: directory).read()?.consecutiveCrashes, 1)
   }
 
@@ -60,6 +61,30 @@ final class DescriptorZeroTests: XCTestCase {
     XCTAssertNil(StateStore(directory: directory).overwrite(state))
     let (read, _) = withDescriptorZeroFree { Result { try StateStore(directory: directory).read() } }
     XCTAssertEqual(try read.get()?.consecutiveCrashes, 3)
+  }
+
+  /// An update opens the state file after the lock; when it is the first open of the process
+  /// (a tool, or a store whose lock is already held), it gets descriptor 0 and must be read.
+  func testTheStateFileOpenedForAnUpdateAsDescriptorZeroIsRead() throws {
+    let path = try stateDirectory() + "/launch-state.json"
+    try Data("{}\n".utf8).write(to: URL(fileURLWithPath: path))
+    let ((opened, result), stillOpen) = withDescriptorZeroFree {
+      let (opened, result) = DurableFile.openForUpdate(path)
+      defer { opened.close() }
+      return (opened, result)
+    }
+    guard case .success = result else { return XCTFail("\(result)") }
+    XCTAssertEqual(opened.fd, 0)
+    XCTAssertTrue(opened.writable)
+    XCTAssertEqual(opened.bytes, Array("{}\n".utf8))
+    XCTAssertFalse(stillOpen, "closed")
+  }
+
+  /// Liveness reads /proc/<pid>/stat with a plain open: as descriptor 0 it is read and closed.
+  func testAProcfsFileOpenedAsDescriptorZeroIsRead() {
+    let (startTime, stillOpen) = withDescriptorZeroFree { SystemProcessFacts.startTime(of: getpid()) }
+    XCTAssertEqual(startTime, SystemProcessFacts.currentIdentity.startTime)
+    XCTAssertFalse(stillOpen, "closed")
   }
 
   func testAnInPlaceWriteToDescriptorZeroIsMade() throws {
