@@ -22,46 +22,42 @@ public struct InstructionCounts: Codable, Sendable {
   /// Counts with `helper` in `workDirectory`.
   public static func measure(helper: String, workDirectory: String, pairs: Int = 200) throws -> InstructionCounts {
     let copy = workDirectory + "/helper-nodebug"
-    guard run(ToolLocator.find("strip")!, ["-g", "-o", copy, helper]).status == 0 else {
+    guard ToolLocator.run(ToolLocator.find("strip")!, ["-g", "-o", copy, helper]) != nil else {
       throw ScenarioError(path: helper, line: 0, column: 0, message: "strip -g failed")
     }
     let pathState = workDirectory + "/count-launch-path"
     let pair = try count(
-      copy, ["--count-launch-path", String(pairs), pathState], collect: "*LaunchPathCountO12measuredPair*")
+      copy, ["--count-launch-path", String(pairs), pathState], collect: "*LaunchPathCountO12measuredPair*",
+      log: workDirectory + "/callgrind-pair.log")
     let firstState = workDirectory + "/count-first-launch"
-    _ = run(copy, ["--bench-first-launch", firstState])  // leaves a crashed launch to count
+    _ = ToolLocator.run(copy, ["--bench-first-launch", firstState])  // leaves a crashed launch to count
     let first = try count(
-      copy, ["--bench-first-launch", firstState, "finish"], collect: "*FirstLaunchBenchmarkO8measured*")
+      copy, ["--bench-first-launch", firstState, "finish"], collect: "*FirstLaunchBenchmarkO8measured*",
+      log: workDirectory + "/callgrind-first.log")
     return InstructionCounts(processCrashPair: Double(pair) / Double(pairs), freshFirstLaunch: Double(first))
   }
 
-  /// Instructions executed inside functions matching `collect`.
-  private static func count(_ executable: String, _ arguments: [String], collect: String) throws -> UInt64 {
-    let result = run(
+  /// Instructions executed inside functions matching `collect` (valgrind's messages go to `log`).
+  private static func count(_ executable: String, _ arguments: [String], collect: String, log: String) throws
+    -> UInt64
+  {
+    _ = ToolLocator.run(
       ToolLocator.find("valgrind")!,
-      ["--tool=callgrind", "--callgrind-out-file=/dev/null", "--toggle-collect=\(collect)", executable] + arguments)
+      [
+        "--tool=callgrind", "--callgrind-out-file=/dev/null", "--log-file=\(log)", "--toggle-collect=\(collect)",
+        executable,
+      ]
+        + arguments)
+    let messages = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
     // "==123== Collected : 4567" is callgrind's total of the collected events (Ir).
-    guard let line = result.stderr.split(separator: "\n").first(where: { $0.contains("Collected :") }),
+    guard let line = messages.split(separator: "\n").first(where: { $0.contains("Collected :") }),
       let number = line.split(separator: ":").last.flatMap({ UInt64($0.trimmingCharacters(in: .whitespaces)) }),
       number > 0
     else {
       throw ScenarioError(
         path: executable, line: 0, column: 0,
-        message: "callgrind counted nothing in \(collect):\n" + result.stderr.suffix(600))
+        message: "callgrind counted nothing in \(collect):\n" + messages.suffix(600))
     }
     return number
-  }
-
-  private static func run(_ executable: String, _ arguments: [String]) -> (status: Int32, stderr: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    process.standardOutput = FileHandle.nullDevice
-    let pipe = Pipe()
-    process.standardError = pipe
-    guard (try? process.run()) != nil else { return (-1, "cannot run \(executable)") }
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
   }
 }

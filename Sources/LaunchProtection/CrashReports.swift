@@ -4,11 +4,6 @@ import Foundation
 /// Reads the crash reports the handler dropped in the state directory, turning each into a
 /// `CrashCause` for the next launch, and removes them once used.
 enum CrashReports {
-  /// The report of one process, if it left one.
-  static func cause(directory: String, identity: ProcessIdentity) -> CrashCause? {
-    parse(path: CrashCapture.reportPath(directory: directory, identity: identity))
-  }
-
   /// The empty file the crash handler creates beside each report it writes.
   static let markerName = LCC_REPORT_MARKER
 

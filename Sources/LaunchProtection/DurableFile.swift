@@ -62,16 +62,21 @@ enum DurableFile {
   /// 4 KiB slots), which returns short at its end, so no `fstat` is spent on the size; a
   /// larger file (grown slots, or not a state file) is read on to its end.
   private static func readState(_ fd: Int32) -> Result<[UInt8], Failure> {
-    let usual = 2 * 4096
+    readAtOnce(fd, capacity: 2 * 4096 + 1)
+  }
+
+  /// `fd`'s contents from one `read` of `capacity` bytes when it returns short (the end was
+  /// reached); a read that fills the buffer is followed by `readAll` to the end.
+  private static func readAtOnce(_ fd: Int32, capacity: Int) -> Result<[UInt8], Failure> {
     var code: Int32 = 0
-    let first = [UInt8](unsafeUninitializedCapacity: usual + 1) { buffer, count in
+    let first = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
       count = 0
       var read = -1
       repeat { read = Glibc.read(fd, buffer.baseAddress!, buffer.count) } while read < 0 && errno == EINTR
       if read < 0 { code = errno } else { count = read }
     }
     if code != 0 { return .failure(Failure(operation: "read", errno: code)) }
-    guard first.count > usual else { return .success(first) }
+    guard first.count == capacity else { return .success(first) }
     return readAll(fd).map { first + $0 }
   }
 
@@ -118,19 +123,8 @@ enum DurableFile {
     let fd = open(path, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else { return nil }
     defer { close(fd) }
-    var failed = false
-    var full = false
-    let first = [UInt8](unsafeUninitializedCapacity: 4096) { buffer, count in
-      count = 0
-      var read = -1
-      repeat { read = Glibc.read(fd, buffer.baseAddress!, buffer.count) } while read < 0 && errno == EINTR
-      if read < 0 { failed = true } else { count = read }
-      full = read == buffer.count
-    }
-    if failed { return nil }
-    guard full else { return first }
-    guard case .success(let rest) = readAll(fd) else { return nil }
-    return first + rest
+    guard case .success(let bytes) = readAtOnce(fd, capacity: 4096) else { return nil }
+    return bytes
   }
 
   /// Atomically replaces `path` with `bytes`. With `sync`, durably: the temp file is fsynced

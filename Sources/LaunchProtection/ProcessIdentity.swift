@@ -79,12 +79,6 @@ enum SystemProcessFacts {
     return String(decoding: text, as: UTF8.self)
   }
 
-  /// A small procfs file as text, read with plain system calls (on every launch's path):
-  /// open, one read, close.
-  static func contents(of path: String) -> String? {
-    DurableFile.readSmallProcFile(path).map { String(decoding: $0, as: UTF8.self) }
-  }
-
   /// Parses `/proc/<pid>/stat`; returns nil when the process is gone.
   static func procStat(of pid: Int32) -> (state: UInt8, startTime: UInt64)? {
     guard let bytes = DurableFile.readSmallProcFile("/proc/\(pid)/stat"),

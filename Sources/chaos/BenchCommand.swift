@@ -207,9 +207,9 @@ enum HelperBench {
     return CrashCaptureInstallCost(prefaulted: on, notPrefaulted: off)
   }
 
-  /// Runs `target` with `arguments` and decodes the one JSON object it prints. Spawned and
-  /// reaped as the throughput section does (`posix_spawn`, a blocking `waitpid`): Foundation's
-  /// `Process` added its own threads' work beside the fresh process being measured.
+  /// Runs `target` with `arguments` (60 s at most) and decodes the one JSON object it prints.
+  /// Spawned by the harness's own launcher, not Foundation's `Process`, whose threads' work
+  /// ran beside the fresh process being measured.
   static func json(_ target: String, _ arguments: [String]) throws -> [String: JSONValue] {
     let output = NSTemporaryDirectory() + "/chaos-bench-\(getpid())-helper.json"
     defer { unlink(output) }
@@ -217,10 +217,7 @@ enum HelperBench {
       executable: target, environment: ProcessInfo.processInfo.environment, stdoutPath: output,
       stderrPath: "/dev/null")
     launcher.arguments = arguments
-    let pid = try launcher.spawn()
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-    ChildRegistry.shared.unregister(pid)
+    _ = ProcessLauncher.wait(try launcher.spawn(), timeout: 60)
     let data = FileManager.default.contents(atPath: output) ?? Data()
     guard case .object(let object) = try JSONDecoder().decode(JSONValue.self, from: data) else {
       throw ValidationError("\(target) \(arguments.joined(separator: " ")) printed no JSON object")

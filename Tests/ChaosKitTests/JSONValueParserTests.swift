@@ -1,5 +1,5 @@
+import Failpoints
 import Foundation
-import TestSupport
 import XCTest
 
 @testable import ChaosKit
@@ -51,7 +51,7 @@ final class JSONValueParserTests: XCTestCase {
   /// Every corpus line, damaged in many small ways (a byte deleted, replaced or inserted, the
   /// line cut): accepted and refused alike, with equal values.
   func testMutatedLinesAgreeWithJSONDecoder() throws {
-    var generator = SplitMix(seed: 0x5EED_CAFE)
+    var generator = SeededGenerator(seed: 0x5EED_CAFE)
     let alphabet = Array(#"{}[]":,\/ -+.0123456789eEtrufalsn\u00e9"#.utf8) + [0x00, 0x1F, 0x7F, 0xC3, 0xA9, 0xFF]
     var checked = 0
     for line in try corpusLines() {

@@ -1,3 +1,4 @@
+import Failpoints
 import Foundation
 import LaunchProtection
 import Synchronization
@@ -143,7 +144,7 @@ final class BadStateFileTests: XCTestCase {
     let organizer = launches.organizer()
     organizer.finishLaunching(policy: .threshold(2), launch: {}, protect: { _ in })
     let real = Array(try Data(contentsOf: URL(fileURLWithPath: launches.stateDirectory + "/launch-state.json")))
-    var generator = SplitMix64(seed: 21)
+    var generator = SeededGenerator(seed: 21)
     for round in 0..<200 {
       var bytes = real
       switch round % 4 {
@@ -160,18 +161,5 @@ final class BadStateFileTests: XCTestCase {
       }
       try assertLaunchGoesOn(over: String(decoding: bytes, as: UTF8.self), "corruption \(round)")
     }
-  }
-}
-
-/// A small seeded generator, so a failing corruption is reproducible from its round number.
-struct SplitMix64: RandomNumberGenerator {
-  private var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
   }
 }

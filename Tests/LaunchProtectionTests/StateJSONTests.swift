@@ -1,5 +1,5 @@
+import Failpoints
 import Foundation
-import TestSupport
 import XCTest
 
 @testable import LaunchProtection
@@ -76,7 +76,7 @@ final class StateJSONTests: XCTestCase {
   }
 
   func testEncodingIsWhatJSONEncoderWroteAndJSONDecoderReads() throws {
-    var generator = SplitMix(seed: 30)
+    var generator = SeededGenerator(seed: 30)
     for round in 0..<500 {
       let state = Self.randomState(&generator)
       let ours = StateJSON.encode(state)
@@ -203,7 +203,7 @@ final class StateJSONTests: XCTestCase {
 
   // MARK: Random states
 
-  private static func randomState(_ generator: inout SplitMix) -> LaunchState {
+  private static func randomState(_ generator: inout SeededGenerator) -> LaunchState {
     func maybe<T>(_ make: () -> T) -> T? { generator.next() % 3 == 0 ? nil : make() }
     func text(_ limit: Int) -> String {
       let pool: [Unicode.Scalar] = [

@@ -1,3 +1,4 @@
+import Failpoints
 import Foundation
 import Synchronization
 import XCTest
@@ -47,7 +48,7 @@ final class StateMachinePropertyTests: XCTestCase {
 
   func testRandomSequencesFollowTheContract() throws {
     for seed in UInt64(1)...150 {
-      var generator = SplitMix64(seed: seed)
+      var generator = SeededGenerator(seed: seed)
       let steps = (0..<(4 + Int(generator.next() % 12))).map { _ in
         Step(
           before: generator.next() % 3 == 0 ? Before.allCases.randomElement(using: &generator)! : .nothing,

@@ -52,9 +52,9 @@ public enum EventDecoder {
     var truncated: String?
     let endsWithNewline = data.last == 0x0A
     // Lines found with memchr over the bytes: `Data.split` went element by element.
-    let bytes = [UInt8](data)
     var failure: EventDecodingError?
-    bytes.withUnsafeBufferPointer { all in
+    data.withUnsafeBytes { raw in
+      let all = raw.bindMemory(to: UInt8.self)
       var start = 0
       var number = 0
       while start <= all.count, failure == nil {

@@ -39,7 +39,10 @@ package enum FileTree {
 package final class Sweeper: Sendable {
   private struct Work {
     var paths: [String] = []
+    /// Swept and not yet removed.
     var outstanding = 0
+    /// Numbers the renamed directories.
+    var swept = 0
     var finished = false
   }
 
@@ -57,12 +60,7 @@ package final class Sweeper: Sendable {
           (work.paths.isEmpty ? nil : work.paths.removeFirst(), work.finished)
         }
         if let path {
-          FileTree.remove(path)
-          let idle = work.withLock { work -> Bool in
-            work.outstanding -= 1
-            return work.outstanding == 0
-          }
-          if idle { done.signal() }
+          remove(path)
         } else if finished {
           return
         }
@@ -76,17 +74,12 @@ package final class Sweeper: Sendable {
   package func sweep(_ path: String) {
     let number = work.withLock { work -> Int in
       work.outstanding += 1
-      return work.outstanding
+      work.swept += 1
+      return work.swept
     }
-    let aside = "\(path).removing-\(getpid())-\(number)-\(MonotonicNanoseconds.now())"
+    let aside = "\(path).removing-\(getpid())-\(number)"
     guard rename(path, aside) == 0 else {
-      FileTree.remove(path)
-      if work.withLock({ work -> Bool in
-        work.outstanding -= 1
-        return work.outstanding == 0
-      }) {
-        done.signal()
-      }
+      remove(path)
       return
     }
     work.withLock { $0.paths.append(aside) }
@@ -99,6 +92,16 @@ package final class Sweeper: Sendable {
     // `done` may hold signals of earlier idle moments: each wait re-checks.
     while work.withLock({ $0.outstanding > 0 }) { done.wait() }
     signal.signal()
+  }
+
+  /// Removes one swept path and counts it; the last outstanding one wakes `finish`.
+  private func remove(_ path: String) {
+    FileTree.remove(path)
+    let idle = work.withLock { work -> Bool in
+      work.outstanding -= 1
+      return work.outstanding == 0
+    }
+    if idle { done.signal() }
   }
 }
 

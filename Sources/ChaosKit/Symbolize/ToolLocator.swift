@@ -24,7 +24,7 @@ package enum ToolLocator {
   }
 
   /// Runs a tool with arguments and standard input; returns standard output, or nil if it failed.
-  static func run(_ executable: String, _ arguments: [String], input: String? = nil) -> String? {
+  package static func run(_ executable: String, _ arguments: [String], input: String? = nil) -> String? {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
