@@ -108,3 +108,17 @@ void lcc_unwind_tables_register(void (*register_info)(unw_dyn_info_t *), void (*
   for (int index = count - 1; index >= 0; index--) register_info(&tables[index]);
   registered = count;
 }
+
+int lcc_unwind_tables_cover(uintptr_t address) {
+  // A recursion returns into the same segment frame after frame: try the last match first.
+  static int last;
+  int count = registered;
+  if (last < count && address >= tables[last].start_ip && address < tables[last].end_ip) return 1;
+  for (int index = 0; index < count; index++) {
+    if (address >= tables[index].start_ip && address < tables[index].end_ip) {
+      last = index;
+      return 1;
+    }
+  }
+  return 0;
+}

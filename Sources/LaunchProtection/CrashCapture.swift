@@ -21,6 +21,12 @@ public enum CrashCapture {
     public var reportDirectory: String?
     /// Frames recorded at most; past it the first frames and the last min(max/4, 32) are kept.
     public var maxFrames = 128
+    /// Frames libunwind steps through (~0.1–0.25 µs each, paid before the process may die)
+    /// before a deeper stack, a runaway recursion, is followed by its frame pointers to the
+    /// thread's bottom: two loads a frame, and functions without a frame pointer are skipped
+    /// (`CrashRecord.framesByFramePointers`). Where the chain cannot reach the bottom (a
+    /// thread that `prepareAllThreads` reached, code without frame pointers), libunwind goes on.
+    public var maxFramesWalked = 512
     /// Hand the signal to the handler installed before (e.g. the Swift runtime's backtracer)
     /// instead of the default action.
     public var chainToPreviousHandler = true
@@ -55,7 +61,7 @@ public enum CrashCapture {
       var raw = lcc_options(
         events_fd: options.eventsFileDescriptor ?? -1, report_path: path, max_frames: Int32(options.maxFrames),
         chain: options.chainToPreviousHandler ? 1 : 0, signals: signals, alt_stack_size: options.alternateStackSize,
-        skip_prefault: options.prefaultUnwindTables ? 0 : 1)
+        skip_prefault: options.prefaultUnwindTables ? 0 : 1, max_walk: Int32(clamping: options.maxFramesWalked))
       return lcc_install(&raw, &error, error.count)
     }
     guard result == 0 else {

@@ -16,7 +16,8 @@ import LaunchProtection
 ///   "extra_tasks": [{"name": "search-index", "after": ["database"]}],
 ///   "disabled_tasks": ["analytics"],
 ///   "concurrency": 2, "print_timeline": false, "trace_file": "launch.trace.json",
-///   "crash_capture": true, "chain": false, "max_frames": 128, "prefault": true,
+///   "crash_capture": true, "chain": false, "max_frames": 128, "max_frames_walked": 512,
+///   "prefault": true,
 ///   "launch_deadline_ms": 1000, "repair_ms": 0, "keep_alive": true,
 ///   "launch_on_thread": false, "durability": "processCrash" | "powerLoss",
 ///   "launch_on": "main" | "thread" | "dispatch" | "async", "prepare_all_threads": false,
@@ -73,6 +74,8 @@ struct AppConfiguration: Decodable {
   var chain: Bool?
   /// Frame cap of crash records (default 128).
   var maxFrames: Int?
+  /// Frames a crash walk steps through at most (default 512).
+  var maxFramesWalked: Int?
   /// Prefault the unwind tables at install (default true).
   var prefault: Bool?
   /// `LaunchOrganizer.Configuration.launchDeadline` in milliseconds (default: none).
@@ -128,6 +131,7 @@ struct AppConfiguration: Decodable {
     case traceFile = "trace_file"
     case crashCapture = "crash_capture"
     case maxFrames = "max_frames"
+    case maxFramesWalked = "max_frames_walked"
     case launchDeadlineMilliseconds = "launch_deadline_ms"
     case repairMilliseconds = "repair_ms"
     case keepAlive = "keep_alive"

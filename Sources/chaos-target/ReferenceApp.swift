@@ -52,6 +52,7 @@ final class ReferenceApp: Sendable {
     probe.crashCapture = configuration.crashCapture ?? true
     probe.crashCaptureOptions.chainToPreviousHandler = configuration.chain ?? false
     probe.crashCaptureOptions.maxFrames = configuration.maxFrames ?? 128
+    probe.crashCaptureOptions.maxFramesWalked = configuration.maxFramesWalked ?? 512
     probe.crashCaptureOptions.prefaultUnwindTables = configuration.prefault ?? true
     probe.acceptsAppConfiguration = true
     probe.relaunchesAfterRepair = configuration.protectFinish != .never

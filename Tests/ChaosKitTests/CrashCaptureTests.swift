@@ -99,12 +99,41 @@ final class CrashCaptureTests: XCTestCase {
   }
 
   func testStackOverflowOnABackgroundThreadIsCaught() throws {
-    let result = try crash("task.config=thread(stackoverflow)")
+    // Walked to the bottom: the cap keeps the first frames and the thread's bottom frames.
+    let result = try crash("task.config=thread(stackoverflow)", app: "{\"max_frames_walked\": 200000}")
     assertSane(result, signal: SIGSEGV, function: "failpointStackOverflow", mainThread: false)
     XCTAssertEqual(result.record?.threadName, "failpoint")
-    // Deep stack: the cap keeps the first frames and the thread's bottom frames.
     XCTAssertGreaterThan(result.record?.framesOmitted ?? 0, 0)
+    XCTAssertEqual(result.record?.walkStopped, false)
     XCTAssertTrue(result.backtrace?.contains("BackgroundThread") ?? false, result.backtrace?.description ?? "")
+  }
+
+  func testPastTheWalkCapTheFramePointerChainFindsTheBottom() throws {
+    // Main thread (~12,000 frames) and a worker (~1,800): libunwind walks 512 frames, the
+    // frame-pointer chain the rest, and the bottom frames still name who started the work.
+    for (spec, function, bottom) in [
+      ("task.config=stackoverflow", "failpointStackOverflow", "ConfigTask.run"),
+      ("task.config=thread(stackoverflow)", "failpointStackOverflow", "BackgroundThread"),
+    ] {
+      let result = try crash(spec)
+      assertSane(result, signal: SIGSEGV, function: function, mainThread: spec.contains("thread(") ? false : true)
+      let record = try XCTUnwrap(result.record, spec)
+      XCTAssertFalse(record.walkStopped, "\(spec): the chain reached the outermost frame")
+      XCTAssertGreaterThan(record.framesByFramePointers, 500, spec)
+      XCTAssertGreaterThan(record.framesTotal, 1000, spec)
+      XCTAssertTrue(result.backtrace?.contains(bottom) ?? false, "\(spec): \(result.backtrace?.description ?? "")")
+    }
+    let shallow = try crash("task.config=thread(segv)")
+    XCTAssertEqual(
+      shallow.record?.framesByFramePointers, 0, "a stack shallower than the cap is walked by libunwind alone")
+  }
+
+  func testACapInsideTheFaultingFramesIsBridgedByTheChain() throws {
+    // A cap of 4 frames, still inside the recursion: libunwind stops there, the chain goes on.
+    let result = try crash("task.config=thread(stackoverflow)", app: "{\"max_frames_walked\": 4}")
+    let record = try XCTUnwrap(result.record)
+    XCTAssertFalse(record.walkStopped)
+    XCTAssertGreaterThan(record.framesByFramePointers, 1000)
   }
 
   func testCrashInAConcurrentTaskIsOnAWorkerThreadAndNamesTheTask() throws {
@@ -134,9 +163,10 @@ final class CrashCaptureTests: XCTestCase {
   }
 
   func testFrameCapIsHonoured() throws {
-    let result = try crash("task.config=stackoverflow", app: "{\"max_frames\": 32}")
+    let result = try crash("task.config=stackoverflow", app: "{\"max_frames\": 32, \"max_frames_walked\": 2000}")
     XCTAssertEqual(result.record?.frames.count, 32)
-    XCTAssertGreaterThan(result.record?.framesTotal ?? 0, 1000)
+    XCTAssertGreaterThan(result.record?.framesTotal ?? 0, 2000, "libunwind's 2,000 and the chain's rest")
+    XCTAssertEqual(result.record?.walkStopped, false)
   }
 
   func testSwiftBacktraceSettingsWithAndWithoutChaining() throws {

@@ -36,6 +36,9 @@ typedef struct lcc_options {
   /// spares the first crash the page faults of its first lookups (~10 µs, or a disk read if
   /// the pages were evicted).
   int skip_prefault;
+  /// Frames libunwind steps through before the frame-pointer chain is tried for the rest
+  /// (0 = 512); where the chain cannot reach the thread's bottom, libunwind goes on.
+  int max_walk;
 } lcc_options;
 
 /// Installs the handler. Loads libunwind with dlopen(RTLD_LOCAL) (so its `_Unwind_*` and

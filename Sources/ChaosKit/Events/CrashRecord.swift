@@ -53,6 +53,12 @@ public struct CrashRecord: Codable, Sendable, Equatable {
   public var framesOmitted: Int
   /// Where in `frames` the omission happened.
   public var framesOmittedAt: Int
+  /// Whether the walk stopped short of the thread's bottom (200,000 frames, a guard against a
+  /// looping walk): `framesTotal` is then a lower bound and the last frames are not the bottom.
+  public var walkStopped: Bool = false
+  /// Frames past the walk's cap found by following the frame-pointer chain (which skips
+  /// functions without a frame pointer, so `framesTotal` may then be a few short).
+  public var framesByFramePointers: Int = 0
   /// The module map captured at install.
   public var modules: [Module]
 
@@ -65,6 +71,8 @@ public struct CrashRecord: Codable, Sendable, Equatable {
     case framesTotal = "frames_total"
     case framesOmitted = "frames_omitted"
     case framesOmittedAt = "frames_omitted_at"
+    case walkStopped = "walk_stopped"
+    case framesByFramePointers = "frames_by_frame_pointers"
   }
 
   /// Decodes a record; only `signal`, `frames` and `modules` are required (a foreign target's
@@ -91,6 +99,8 @@ public struct CrashRecord: Codable, Sendable, Equatable {
     framesTotal = try optional(.framesTotal, frames.count)
     framesOmitted = try optional(.framesOmitted, 0)
     framesOmittedAt = try optional(.framesOmittedAt, 0)
+    walkStopped = try optional(.walkStopped, false)
+    framesByFramePointers = try optional(.framesByFramePointers, 0)
   }
 
   /// Handler entry → record written, in microseconds.
@@ -179,7 +189,8 @@ public struct CrashRecord: Codable, Sendable, Equatable {
       case .some(let afterLaunch) = flag("after_launch"), case .some(let entered) = whole("entered"),
       case .some(let unwound) = whole("unwound"), case .some(let done) = whole("done"),
       case .some(let framesTotal) = whole("frames_total"), case .some(let framesOmitted) = whole("frames_omitted"),
-      case .some(let framesOmittedAt) = whole("frames_omitted_at"),
+      case .some(let framesOmittedAt) = whole("frames_omitted_at"), case .some(let walkStopped) = flag("walk_stopped"),
+      case .some(let framesByFramePointers) = whole("frames_by_frame_pointers"),
       [entered, unwound, done].allSatisfy({ ($0 ?? 0) >= 0 })
     else { return nil }
     self.signal = signal
@@ -199,5 +210,7 @@ public struct CrashRecord: Codable, Sendable, Equatable {
     self.framesTotal = Int(framesTotal ?? Int64(frames.count))
     self.framesOmitted = Int(framesOmitted ?? 0)
     self.framesOmittedAt = Int(framesOmittedAt ?? 0)
+    self.walkStopped = walkStopped ?? false
+    self.framesByFramePointers = Int(framesByFramePointers ?? 0)
   }
 }

@@ -101,6 +101,15 @@ public struct Symbolizer: Sendable {
       notes.append(
         "\(record.framesOmitted) frames omitted after frame \(record.framesOmittedAt) (of \(record.framesTotal))")
     }
+    if record.walkStopped {
+      notes.append(
+        "the walk stopped after \(record.framesTotal) frames with the stack going deeper: "
+          + "the last frames are not the thread's bottom")
+    } else if record.framesByFramePointers > 0 {
+      notes.append(
+        "\(record.framesByFramePointers) frames past the walk's cap were found through frame pointers "
+          + "(functions without one are not listed)")
+    }
     if let llvmSymbolizer {
       for (path, entries) in lookups.sorted(by: { $0.key < $1.key }) {
         let results = runLLVMSymbolizer(llvmSymbolizer, path: path, offsets: entries.map(\.1))
