@@ -22,7 +22,10 @@
 //       falls back to dl_iterate_phdr, which takes the loader lock: a crash while another
 //       thread is inside dlopen could wait on it (a glibc limitation shared by every
 //       libunwind-based handler; lcc_refresh_modules registers new code).
-//   lcc_readable_begin_crash — stores and compares integers; reads initial-exec TLS.
+//   lcc_readable_begin_crash, lcc_readable_stack_top_above — store and compare integers; read
+//       initial-exec TLS.
+//   walk_frame_pointers — plain loads, only from the stack known mapped above a word libunwind
+//       has read; lcc_unwind_tables_cover compares against the table registered at install.
 //   lcc_buffer_* — loops and memcpy (async-signal-safe since POSIX.1-2016) over memory
 //       mapped at install time.
 // Nothing allocates, nothing uses stdio or locale, errno is saved and restored.

@@ -260,10 +260,16 @@ public final class LaunchOrganizer: Sendable {
 
 extension LaunchOrganizer {
   /// A random (version 4) UUID in the uppercase form `UUID().uuidString` gave, from the
-  /// system generator: one `getrandom`, where Foundation's UUID opens and reads /dev/urandom.
+  /// kernel: glibc's `arc4random_buf`, one `getrandom` of 16 bytes (the system generator makes
+  /// one per 8), where Foundation's UUID opens and reads /dev/urandom.
   static func randomLaunchID() -> String {
-    var generator = SystemRandomNumberGenerator()
-    var bytes = withUnsafeBytes(of: (generator.next() as UInt64, generator.next() as UInt64)) { Array($0) }
+    #if canImport(Glibc)
+      var bytes = [UInt8](repeating: 0, count: 16)
+      bytes.withUnsafeMutableBytes { arc4random_buf($0.baseAddress!, 16) }
+    #else
+      var generator = SystemRandomNumberGenerator()
+      var bytes = withUnsafeBytes(of: (generator.next() as UInt64, generator.next() as UInt64)) { Array($0) }
+    #endif
     bytes[6] = bytes[6] & 0x0F | 0x40  // version 4
     bytes[8] = bytes[8] & 0x3F | 0x80  // RFC 4122 variant
     let hex = Array("0123456789ABCDEF".utf8)
