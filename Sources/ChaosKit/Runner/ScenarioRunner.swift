@@ -28,7 +28,7 @@ public struct ScenarioRunner: Sendable {
       seconds: 0, artifacts: workDirectory)
     FileTree.remove(workDirectory)
     do {
-      try FileTree.makeDirectories(workDirectory)
+      if sweeper?.reuse(as: workDirectory) != true { try FileTree.makeDirectories(workDirectory) }
       var target = try resolveTarget(scenario)
       try checkFailpointNames(scenario, target: target)
       try checkContainerSupport(scenario)
