@@ -208,7 +208,8 @@ public struct ScenarioRunner: Sendable {
     for child in started {
       var signalled = false
       let elapsed = Double(MonotonicNanoseconds.now() - child.spawned) / 1e9
-      let end = ProcessLauncher.wait(child.pid, timeout: max(0.001, timeout - elapsed)) {
+      let ticking = !supervisors.isEmpty || !kubelets.isEmpty || !daemonStops.isEmpty || spec.sendSignal != nil
+      let end = ProcessLauncher.wait(child.pid, timeout: max(0.001, timeout - elapsed), ticking: ticking) {
         for supervisor in supervisors { supervisor.tick() }
         kubelets[child.pid]?.tick()
         daemonStops[child.pid]?.tick(requestsDone: sessions[child.pid]?.isDone ?? true)
