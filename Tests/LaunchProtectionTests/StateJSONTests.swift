@@ -144,6 +144,8 @@ final class StateJSONTests: XCTestCase {
     for syntax in [
       "", " ", "{", "}", "{\"a\" 1}", "{\"a\":.5}", "{\"a\":+1}", "{\"a\":tru}", "{\"a\":\"open}", "{,}", "[,]",
       "{\"a\":1,,\"b\":2}", "[1,,2]", valid + "x", valid + valid, "{'a':1}", "NaN",
+      // Cut right after a comma, where a closing bracket would be accepted (a trailing comma).
+      "[1,", "{\"a\":1,", "{\"a\":1, ", state,
       String(repeating: "[", count: 5000) + String(repeating: "]", count: 5000),
       // What JSONDecoder checks only in the fields it reads, so this codec too.
       state + "\"executableID\":\"\u{1}\"}", state + "\"executableID\":\"\\x\"}",
@@ -190,6 +192,23 @@ final class StateJSONTests: XCTestCase {
       guard case .wrongType = error(wrong) else {
         XCTFail("\(wrong): \(String(describing: error(wrong)))")
         continue
+      }
+    }
+  }
+
+  /// A byte that is not UTF-8 in a string the state reads is refused, as `JSONDecoder`
+  /// refuses it: each of 0x80 (the lowest byte that is not ASCII, a continuation byte alone),
+  /// 0xFF and an overlong encoding.
+  func testBytesThatAreNotUTF8AreRefusedInAStringTheStateReads() throws {
+    let head = Array(#"{"version":1,"consecutiveCrashes":0,"launchesInProgress":[],"executableID":""#.utf8)
+    for bad: [UInt8] in [[0x80], [0x41, 0x80], [0xFF], [0xC0, 0x80]] {
+      let json = head + bad + Array(#""}"#.utf8)
+      XCTAssertThrowsError(try Self.foundationDecode(json), "JSONDecoder refuses \(bad)")
+      do {
+        _ = try Self.decode(json)
+        XCTFail("\(bad) was accepted")
+      } catch {
+        guard case .syntax = error else { return XCTFail("\(bad): \(error)") }
       }
     }
   }
