@@ -213,6 +213,34 @@ final class StateJSONTests: XCTestCase {
     }
   }
 
+  /// A time too small for a Double (it would read as 0) does not fit, as for `JSONDecoder`;
+  /// a zero written any way does.
+  func testATimeThatUnderflowsToZeroDoesNotFitButZeroDoes() throws {
+    var state = LaunchState()
+    state.launchesInProgress = [
+      LaunchRecord(
+        process: ProcessIdentity(pid: 7, startTime: 9, bootID: "b"), launchID: "l", phase: .launching,
+        startedAt: 12_345.5)
+    ]
+    let text = String(decoding: try Self.foundationEncode(state), as: UTF8.self)
+    XCTAssertTrue(text.contains("12345.5"))
+    for tiny in ["1e-400", "9e-400", "0.0000000000000000000000000000000000000000000000001e-400", "-5E-999"] {
+      let json = Array(text.replacingOccurrences(of: "12345.5", with: tiny).utf8)
+      XCTAssertThrowsError(try Self.foundationDecode(json), "JSONDecoder refuses \(tiny)")
+      do {
+        _ = try Self.decode(json)
+        XCTFail("\(tiny) was read")
+      } catch {
+        guard case .wrongType = error else { return XCTFail("\(tiny): \(error)") }
+      }
+    }
+    for zero in ["0", "0.0", "0e-400", "-0.000e5"] {
+      let json = Array(text.replacingOccurrences(of: "12345.5", with: zero).utf8)
+      XCTAssertEqual(try Self.decode(json).launchesInProgress.first?.startedAt, 0, zero)
+      XCTAssertEqual(try Self.foundationDecode(json).launchesInProgress.first?.startedAt, 0, zero)
+    }
+  }
+
   func testTheVersionIsReadBeforeTheRest() throws {
     XCTAssertEqual(try StateJSON.Document(Array(#"{"version": 7, "somethingNew": true}"#.utf8)).version(), 7)
     XCTAssertEqual(
