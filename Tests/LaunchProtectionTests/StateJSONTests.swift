@@ -152,6 +152,7 @@ final class StateJSONTests: XCTestCase {
       state + "\"executableID\":\"\\ud800\"}", state + "\"executableID\":\"\\udc00\"}",
       state + "\"executableID\":\"\\u12\"}", state + "\"attemptedProtectLevel\":01}",
       state + "\"attemptedProtectLevel\":1.}", state + "\"attemptedProtectLevel\":-}",
+      state + "\"attemptedProtectLevel\":1e}", state + "\"attemptedProtectLevel\":1e+}",
       state + "\"\\x\":1}",
     ] {
       guard case .syntax = error(syntax) else {
@@ -210,6 +211,14 @@ final class StateJSONTests: XCTestCase {
       } catch {
         guard case .syntax = error else { return XCTFail("\(bad): \(error)") }
       }
+    }
+  }
+
+  /// A document that is a bare number, its last digit the file's last byte, is refused (it is
+  /// no state), never read past its end.
+  func testABareNumberIsNoState() {
+    for text in ["5", "-1", "0", "1.5", "1e5", "12", "1.", "1e"] {
+      XCTAssertThrowsError(try Self.decode(text), text)
     }
   }
 
