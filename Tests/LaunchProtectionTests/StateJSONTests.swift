@@ -144,8 +144,9 @@ final class StateJSONTests: XCTestCase {
     for syntax in [
       "", " ", "{", "}", "{\"a\" 1}", "{\"a\":.5}", "{\"a\":+1}", "{\"a\":tru}", "{\"a\":\"open}", "{,}", "[,]",
       "{\"a\":1,,\"b\":2}", "[1,,2]", valid + "x", valid + valid, "{'a':1}", "NaN",
-      // Cut right after a comma, where a closing bracket would be accepted (a trailing comma).
-      "[1,", "{\"a\":1,", "{\"a\":1, ", state,
+      // Cut right after a comma, where a closing bracket would be accepted (a trailing comma),
+      // or after a key.
+      "[1,", "{\"a\":1,", "{\"a\":1, ", state, "{\"a\"", "{\"a\" ",
       String(repeating: "[", count: 5000) + String(repeating: "]", count: 5000),
       // What JSONDecoder checks only in the fields it reads, so this codec too.
       state + "\"executableID\":\"\u{1}\"}", state + "\"executableID\":\"\\x\"}",
@@ -220,6 +221,28 @@ final class StateJSONTests: XCTestCase {
     for text in ["5", "-1", "0", "1.5", "1e5", "12", "1.", "1e"] {
       XCTAssertThrowsError(try Self.decode(text), text)
     }
+  }
+
+  /// A literal that is the whole document is JSON, only not a state: a wrong type, not a
+  /// syntax error (its last letter is the file's last byte).
+  func testABareLiteralIsJSONButNoState() {
+    for text in ["true", "false", "null", "[]", "\"x\""] {
+      do {
+        _ = try Self.decode(text)
+        XCTFail("\(text) was read")
+      } catch {
+        guard case .wrongType = error else { return XCTFail("\(text): \(error)") }
+      }
+    }
+  }
+
+  /// Nesting up to JSONDecoder's limit, 512, parses; one level more does not.
+  func testNestingStopsAtJSONDecodersLimit() {
+    func nested(_ depth: Int) -> [UInt8] {
+      Array((String(repeating: "[", count: depth) + String(repeating: "]", count: depth)).utf8)
+    }
+    XCTAssertNoThrow(try StateJSON.Document(nested(512)))
+    XCTAssertThrowsError(try StateJSON.Document(nested(513)))
   }
 
   /// A time too small for a Double (it would read as 0) does not fit, as for `JSONDecoder`;
