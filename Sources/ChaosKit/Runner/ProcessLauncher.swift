@@ -116,13 +116,16 @@ package struct ProcessLauncher {
       + "--security-opt apparmor=unconfined; in GitHub Actions: container.options: --privileged)"
   }
 
+  /// Waits for `pid`, ticking (see `wait(_:timeout:ticking:onTick:)`).
+  package static func wait(_ pid: pid_t, timeout: Double, onTick: () -> Void = {}) -> ProcessEnd {
+    wait(pid, timeout: timeout, ticking: true, onTick: onTick)
+  }
+
   /// Waits for `pid`; past `timeout` seconds SIGKILLs its process group. `onTick` runs while
   /// waiting (to deliver scenario signals), every 50 µs at first and every 2 ms later; with
   /// `ticking` false there is nothing to run and the wait sleeps until the exit or up to
   /// 100 ms at a time (each wake-up took a core from the targets beside it).
-  package static func wait(
-    _ pid: pid_t, timeout: Double, ticking: Bool = true, onTick: () -> Void = {}
-  ) -> ProcessEnd {
+  package static func wait(_ pid: pid_t, timeout: Double, ticking: Bool, onTick: () -> Void = {}) -> ProcessEnd {
     let deadline = MonotonicNanoseconds.now() + UInt64(timeout * 1e9)
     var status: Int32 = 0
     var pause: UInt32 = ticking ? 50 : 100_000
