@@ -161,6 +161,16 @@ static void pass_on(int signo, const siginfo_t *info) {
 /// getcontext, not a signal frame, and nothing is written).
 typedef enum { RECORD_CRASH, RECORD_THREAD_DUMP, RECORD_DRY_RUN } record_kind;
 
+/// Keeps frame number `index` of a walk: in the head while it has room, then in the tail
+/// ring, which ends holding the last `tail_keep` frames.
+static void keep_frame(size_t index, uintptr_t ip, size_t head_capacity, size_t tail_keep) {
+  if (index < head_capacity) {
+    head_frames[index] = ip;
+  } else {
+    tail_frames[(index - head_capacity) % tail_keep] = ip;
+  }
+}
+
 #if defined(__x86_64__)
 #define LCC_FRAME_POINTER_REGISTER UNW_X86_64_RBP
 #elif defined(__aarch64__)
@@ -187,8 +197,7 @@ static int walk_frame_pointers(unw_cursor_t *cursor, size_t *total, size_t head_
   uintptr_t base = 0;
   uintptr_t top = lcc_readable_stack_top_above((uintptr_t)sp - sizeof(uintptr_t), &base);
   if (!top) return 0;
-  tail_frames[(*total - head_capacity) % tail_keep] = (uintptr_t)ip;
-  (*total)++;
+  keep_frame((*total)++, (uintptr_t)ip, head_capacity, tail_keep);
   uintptr_t frame = (uintptr_t)fp;
   uintptr_t last = (uintptr_t)sp;
   while (*total < LCC_STEP_LIMIT) {
@@ -196,8 +205,7 @@ static int walk_frame_pointers(unw_cursor_t *cursor, size_t *total, size_t head_
     uintptr_t next = ((const uintptr_t *)frame)[0];
     uintptr_t return_address = ((const uintptr_t *)frame)[1];
     if (!lcc_unwind_tables_cover(return_address)) break;
-    tail_frames[(*total - head_capacity) % tail_keep] = return_address;
-    (*total)++;
+    keep_frame((*total)++, return_address, head_capacity, tail_keep);
     last = frame;
     if (next == 0) return 1;
     if (next <= frame) break;
@@ -223,23 +231,17 @@ static void record_crash(int signo, const siginfo_t *info, void *context, uint64
   int flags = kind == RECORD_DRY_RUN ? 0 : UNW_INIT_SIGNAL_FRAME;
   if (unwinder_loaded && unwinder.init_local2(&cursor, (unw_context_t *)context, flags) == 0) {
     size_t cap = max_walk;
-    int chain_tried = 0;
     for (;;) {
       unw_word_t ip = 0;
       if (unwinder.get_reg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0) break;
-      if (total < head_capacity) {
-        head_frames[total] = (uintptr_t)ip;
-      } else {
-        tail_frames[(total - head_capacity) % tail_keep] = (uintptr_t)ip;
-      }
-      total++;
+      keep_frame(total++, (uintptr_t)ip, head_capacity, tail_keep);
       if (unwinder.step(&cursor) <= 0) break;
       if (total < cap) continue;
-      if (!chain_tried && cap < LCC_STEP_LIMIT) {
-        chain_tried = 1;
+      if (cap < LCC_STEP_LIMIT) {
         // Past the cap: the frame-pointer chain, or, where it cannot reach the bottom (a
         // thread whose stack bounds were not recorded, code without frame pointers), libunwind
-        // on to the bottom after all: slower, never less.
+        // on to the bottom after all: slower, never less. Raising the cap to the step limit
+        // makes this the only try.
         size_t before = total;
         if (walk_frame_pointers(&cursor, &total, head_capacity, tail_keep)) {
           by_frame_pointers = total - before;

@@ -134,6 +134,12 @@ final class CrashCaptureTests: XCTestCase {
     let record = try XCTUnwrap(result.record)
     XCTAssertFalse(record.walkStopped)
     XCTAssertGreaterThan(record.framesByFramePointers, 1000)
+    // The chain's frames fill the head past libunwind's four: the recursion's one return
+    // address, again and again, up to where the head ends.
+    XCTAssertEqual(record.frames.count, 128)
+    XCTAssertEqual(Set(record.frames[4..<96]).count, 1, "\(record.frames[..<96])")
+    XCTAssertNotEqual(record.frames[4], "0x0")
+    XCTAssertTrue(result.backtrace?.contains("BackgroundThread") ?? false, result.backtrace?.description ?? "")
   }
 
   func testCrashInAConcurrentTaskIsOnAWorkerThreadAndNamesTheTask() throws {
