@@ -151,7 +151,9 @@ package struct ProcessLauncher {
         pause = min(pause * 2, 2_000)
         continue
       }
-      let left = deadline > MonotonicNanoseconds.now() ? (deadline - MonotonicNanoseconds.now()) / 1_000 + 1 : 1
+      // Read after onTick, which may take a while: the wait never outlasts the deadline.
+      let now = MonotonicNanoseconds.now()
+      let left = deadline > now ? (deadline - now) / 1_000 + 1 : 1
       if cps_wait_readable(exited, Int(min(UInt64(pause), left))) < 0 { usleep(min(pause, 2_000)) }
       if ticking { pause = min(pause * 2, 2_000) }
     }

@@ -111,9 +111,8 @@ package final class Sweeper: Sendable {
   /// Empties both directories of a work directory of the spare shape; false (nothing to
   /// reuse) for any other shape or when something could not be removed.
   static func emptyForReuse(_ path: String) -> Bool {
-    guard let names = FileTree.entries(path), Set(names) == spareShape, names.count == spareShape.count else {
-      return false
-    }
+    // readdir names each entry once: equal sets are equal listings.
+    guard let names = FileTree.entries(path), Set(names) == spareShape else { return false }
     return spareShape.allSatisfy { FileTree.removeContents(path + "/" + $0) }
   }
 

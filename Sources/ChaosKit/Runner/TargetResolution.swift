@@ -7,9 +7,10 @@ extension ScenarioRunner {
     let name = options.targetOverride ?? scenario.target
     // The usual case first, before the other candidates cost a URL, a getcwd and a search
     // for a product beside `chaos` on every scenario.
-    if name == "chaos-target", let reference = options.referenceTarget, access(reference, X_OK) == 0 {
-      var info = stat()
-      if stat(reference, &info) == 0, info.st_mode & S_IFMT == S_IFREG { return reference }
+    if name == "chaos-target", let reference = options.referenceTarget,
+      FileManager.default.isExecutableFile(atPath: reference)
+    {
+      return reference
     }
     var candidates: [String] = []
     if name == "chaos-target", let reference = options.referenceTarget { candidates.append(reference) }
