@@ -95,7 +95,7 @@ public final class StateStore: Sendable {
     defer { lock?.release() }
 
     // Opened once: read here, and an in-place write goes through the same descriptor.
-    let (file, opened) = DurableFile.openForUpdate(statePath)
+    var (file, opened) = DurableFile.openForUpdate(statePath)
     defer { file.close() }
     var state: LaunchState
     var layout = StateFileFormat.Layout.none
@@ -115,7 +115,10 @@ public final class StateStore: Sendable {
     let result = body(&state)
     if state != before || replacement != nil || problems.contains(where: Self.needsRewrite) {
       let fd = file.writable ? file.fd : -1
-      if let problem = write(state, over: layout, of: replacement == nil ? file.bytes : nil, through: fd) {
+      // Taken out of `file`, so the in-place write patches this image for the memo instead of a copy.
+      let current = replacement == nil ? file.bytes : nil
+      file.bytes = nil
+      if let problem = write(state, over: layout, of: current, through: fd) {
         problems.append(problem)
       }
     }
@@ -140,7 +143,7 @@ public final class StateStore: Sendable {
   /// `.powerLoss` mode) replaces the whole file. `current`: the file's bytes as read (the
   /// in-place write's other slot); `fd`: the state file open for writing, or -1.
   private func write(
-    _ state: LaunchState, over layout: StateFileFormat.Layout, of current: [UInt8]?, through fd: Int32
+    _ state: LaunchState, over layout: StateFileFormat.Layout, of current: consuming [UInt8]?, through fd: Int32
   ) -> StateProblem? {
     var written = Written(state: state)
     let problem = write(Self.encode(state), over: layout, of: current, through: fd, into: &written)
@@ -152,7 +155,7 @@ public final class StateStore: Sendable {
   /// unknown) and its layout. (A problem, not a `Result`: a fresh process would look up
   /// `Result`'s `Error` conformance at run time, as costly as the rest of its launch.)
   private func write(
-    _ json: [UInt8], over layout: StateFileFormat.Layout, of current: [UInt8]?, through fd: Int32,
+    _ json: [UInt8], over layout: StateFileFormat.Layout, of current: consuming [UInt8]?, through fd: Int32,
     into written: inout Written
   ) -> StateProblem? {
     var sequence: UInt64 = 1
