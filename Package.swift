@@ -102,7 +102,7 @@ let package = Package(
     .target(name: "RegisteredTaskFixtures", dependencies: ["LaunchTasks"], path: "Tests/RegisteredTaskFixtures"),
     .testTarget(
       name: "LaunchTasksTests", dependencies: ["LaunchTasks", "Failpoints", "RegisteredTaskFixtures", "TestSupport"]),
-    .testTarget(name: "ChaosKitTests", dependencies: ["ChaosKit", "Failpoints", "TestSupport"]),
+    .testTarget(name: "ChaosKitTests", dependencies: ["ChaosKit", "ChaosBench", "Failpoints", "TestSupport"]),
     .testTarget(
       name: "LaunchProtectionTests",
       dependencies: ["LaunchProtection", "Failpoints", "TestSupport"]

@@ -18,7 +18,8 @@ struct FileLock {
     guard fd >= 0 else {
       return .failure(.lockUnavailable(path: path, detail: "open: \(ErrnoText.describe(errno))"))
     }
-    let deadline = ContinuousClock.now + timeout
+    // The clock is read only once the lock turns out to be held: the usual update finds it free.
+    var deadline: ContinuousClock.Instant?
     var pause: UInt32 = 50
     while flock(fd, LOCK_EX | LOCK_NB) != 0 {
       let code = errno
@@ -26,7 +27,9 @@ struct FileLock {
         close(fd)
         return .failure(.lockUnavailable(path: path, detail: "flock: \(ErrnoText.describe(code))"))
       }
-      if ContinuousClock.now >= deadline {
+      let now = ContinuousClock.now
+      if deadline == nil { deadline = now + timeout }
+      if let deadline, now >= deadline {
         close(fd)
         return .failure(.lockUnavailable(path: path, detail: "still held by another process after \(timeout)"))
       }

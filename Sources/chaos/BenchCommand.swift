@@ -29,8 +29,12 @@ struct BenchCommand: ParsableCommand {
   @Option(parsing: .unconditional, help: "Crashes per fault for the handler-latency section.")
   var iterations = 200
 
-  @Option(parsing: .unconditional, help: "Crashes per fault and configuration for the crash-to-reap section.")
-  var reapIterations = 30
+  @Option(
+    parsing: .unconditional,
+    help:
+      "Crashes per fault and configuration for the crash-to-reap section (the Swift runtime's backtracer: at most 30)."
+  )
+  var reapIterations = 100
 
   @Option(
     parsing: .unconditional, help: "Launches per throughput measurement (in 10 rounds, harness and direct alternating)."
