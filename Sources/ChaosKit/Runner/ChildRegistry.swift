@@ -2,7 +2,8 @@ import Foundation
 import Synchronization
 
 /// Every process group the harness started and has not reaped, so an interrupt can kill them
-/// all. Spawning and cancelling take the same lock: no child starts after a cancel.
+/// all. A child is recorded right after it starts; one that starts while a cancel runs finds
+/// the registry cancelled when it is recorded and is killed there, so none outlives a cancel.
 package final class ChildRegistry: Sendable {
   /// The process-wide registry.
   package static let shared = ChildRegistry()
@@ -17,13 +18,26 @@ package final class ChildRegistry: Sendable {
   /// Whether `cancelAll` was called.
   package var isCancelled: Bool { state.withLock { $0.cancelled } }
 
-  /// Runs `spawn` (which returns the new group's pid, or nil) under the lock and records it.
+  /// Runs `spawn` (which returns the new group's pid, or nil) and records the group; nil
+  /// (and the group killed and reaped) when the registry was cancelled meanwhile.
+  ///
+  /// Not under the lock: a spawn waits for its child to reach `exec`, which takes milliseconds
+  /// when the child must create its output files on a busy file system, and the other jobs'
+  /// spawns would wait behind it.
   package func register(_ spawn: () -> pid_t?) -> pid_t? {
-    state.withLock { state in
-      guard !state.cancelled, let pid = spawn() else { return nil }
+    guard !isCancelled, let pid = spawn() else { return nil }
+    let recorded = state.withLock { state -> Bool in
+      guard !state.cancelled else { return false }
       state.groups.insert(pid)
-      return pid
+      return true
     }
+    guard recorded else {
+      kill(-pid, SIGKILL)
+      var status: Int32 = 0
+      waitpid(pid, &status, 0)
+      return nil
+    }
+    return pid
   }
 
   /// Forgets a reaped group.
