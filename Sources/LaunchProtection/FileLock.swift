@@ -1,3 +1,4 @@
+import Failpoints
 import Foundation
 
 /// An advisory `flock` on a separate lock file, so atomic renames of the state file never
@@ -29,9 +30,7 @@ struct FileLock {
         close(fd)
         return .failure(.lockUnavailable(path: path, detail: "flock: \(ErrnoText.describe(code))"))
       }
-      var clock = timespec()
-      clock_gettime(CLOCK_MONOTONIC, &clock)
-      let now = Int64(clock.tv_sec) * 1_000_000 + Int64(clock.tv_nsec) / 1_000
+      let now = Int64(MonotonicClock.nanoseconds() / 1_000)
       if deadline == 0 { deadline = now + timeout.wholeMicroseconds }
       if now >= deadline {
         close(fd)

@@ -1,4 +1,5 @@
 import CCrashCapture
+import Failpoints
 import Foundation
 import Synchronization
 
@@ -83,7 +84,7 @@ final class StopSignal: Sendable {
       }
       state.watch = Watch(organizer: organizer)
       state.reported = nil
-      state.armedAt = Self.monotonicNanoseconds()
+      state.armedAt = MonotonicClock.nanoseconds()
       return state.wakeWrite
     }
     guard let wakeFD else { return }
@@ -165,7 +166,7 @@ final class StopSignal: Sendable {
     let elapsed: Duration? = state.withLock { state in
       guard state.reported != owner else { return nil }
       state.reported = owner
-      return .nanoseconds(Int64(Self.monotonicNanoseconds() - state.armedAt))
+      return .nanoseconds(Int64(MonotonicClock.nanoseconds() - state.armedAt))
     }
     guard let elapsed else { return }
     organizer.emit(StopSignalReport(owner: owner, takenAfter: duringLaunch ? elapsed : nil))
@@ -203,12 +204,6 @@ final class StopSignal: Sendable {
   private func recheckInterval() -> Int32 {
     guard lcc_stop_signal_armed() != 0 else { return -1 }
     let armedAt = state.withLock { $0.armedAt }
-    return Self.monotonicNanoseconds() - armedAt < 1_000_000_000 ? 1 : 10
-  }
-
-  private static func monotonicNanoseconds() -> UInt64 {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+    return MonotonicClock.nanoseconds() - armedAt < 1_000_000_000 ? 1 : 10
   }
 }
