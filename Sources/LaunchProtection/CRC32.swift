@@ -15,7 +15,7 @@ enum CRC32 {
     if let contiguous { return contiguous }
     var crc = crc
     tables.withUnsafeBufferPointer { table in
-      for byte in bytes { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
+      for byte in bytes { crc = step(crc, byte, table) }
     }
     return crc
   }
@@ -39,11 +39,17 @@ enum CRC32 {
         offset += 8
       }
       while offset < bytes.count {
-        crc = table[Int((crc ^ UInt32(bytes[offset])) & 0xFF)] ^ (crc >> 8)
+        crc = step(crc, bytes[offset], table)
         offset += 1
       }
       return crc
     }
+  }
+
+  /// One byte, through table 0.
+  @inline(__always)
+  private static func step(_ crc: UInt32, _ byte: UInt8, _ table: UnsafeBufferPointer<UInt32>) -> UInt32 {
+    table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8)
   }
 
   /// The checksum of everything `update` saw.
