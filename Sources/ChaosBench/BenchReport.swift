@@ -127,8 +127,11 @@ public enum BenchTables {
         ("\(mode.durability): after a crash + launchingFinished", mode.afterCrashPlusFinished),
       ]
     }
+    rows.append(("floor: two bare 4 KiB pwrites (no sync)", report.twoBarePwrites))
+    if let systemCalls = report.pairSystemCalls {
+      rows.append(("the processCrash pair's 19 system calls alone", systemCalls))
+    }
     rows += [
-      ("floor: two bare 4 KiB pwrites (no sync)", report.twoBarePwrites),
       ("floor: bare 4 KiB pwrite + fdatasync", report.bareFdatasync),
       ("plain launch (no protection)", report.plainLaunch),
     ]
@@ -141,6 +144,11 @@ public enum BenchTables {
         "\nprocessCrash pair (after a crash + launchingFinished), p50: "
         + "\(ratio(pair, report.twoBarePwrites.p50)) two bare pwrites, \(ratio(pair, report.bareFdatasync.p50)) "
         + "a bare pwrite + fdatasync"
+      if let systemCalls = report.pairSystemCalls?.p50 {
+        text +=
+          "\nthe pair's system calls alone, p50: \(ratio(systemCalls, report.twoBarePwrites.p50)) two bare pwrites; "
+          + "the pair: \(ratio(pair, systemCalls)) its system calls alone"
+      }
     }
     if let power = report.modes.first(where: { $0.durability == "powerLoss" }) {
       text +=

@@ -107,7 +107,8 @@ public struct CrashToReapBenchmark: Sendable {
     public var maximumIterations: Int? = nil
   }
 
-  /// Ours; the Swift runtime's backtracer alone; nothing; a glibc backtrace() handler — all
+  /// Ours; the Swift runtime's backtracer alone; nothing; a glibc backtrace() handler; a
+  /// handler that records nothing (what catching the signal costs before any recording) — all
   /// on the bench helper's crash-to-reap app, so the code up to the fault is the same.
   public static let configurations = [
     Configuration(name: "ours", app: "{\"handler\": \"ours\"}", swiftBacktrace: "enable=no"),
@@ -116,6 +117,7 @@ public struct CrashToReapBenchmark: Sendable {
       maximumIterations: 30),
     Configuration(name: "no handler", app: "{\"handler\": \"none\"}", swiftBacktrace: "enable=no"),
     Configuration(name: "glibc backtrace", app: "{\"handler\": \"glibc\"}", swiftBacktrace: "enable=no"),
+    Configuration(name: "minimal handler", app: "{\"handler\": \"minimal\"}", swiftBacktrace: "enable=no"),
   ]
 
   public var target: String

@@ -17,10 +17,11 @@ struct BenchCommand: ParsableCommand {
 
       Sections: handler (fault → handler entry, entry → record written, first crash of a fresh \
       process each time; fatal and abort again without prefaulted unwind tables), reap (fault → \
-      waitpid in the parent for our handler, the Swift runtime backtracer, no handler and a glibc \
-      backtrace() handler, interleaved), throughput (launches/s through the harness beside direct \
-      spawn+reap), explore (chaos explore launches/s at jobs 1 and 2), protection (finishLaunching \
-      and launchingFinished with their durable writes; \
+      waitpid in the parent for our handler, the Swift runtime backtracer, no handler, a glibc \
+      backtrace() handler and one that records nothing, interleaved), throughput (launches/s \
+      through the harness beside direct spawn+reap), explore (chaos explore launches/s at jobs 1 \
+      and 2), protection (finishLaunching and launchingFinished with their durable writes, beside \
+      two bare pwrites, a pwrite + fdatasync and the pair's system calls alone; \
       crash capture's install with and without prefaulted unwind tables), scheduler (LaunchTasks \
       overhead per task), failpoints (cost of an unconfigured failpoint), probe (an inert \
       ChaosProbe's cost on launch: declare + attach when CHAOS_EVENTS is unset).

@@ -7,4 +7,9 @@
 /// Returns 0, or -1 with errno set.
 int cmp_install_glibc_backtrace_handler(int fd);
 
+/// Benchmark comparison only: a handler that records nothing, on the same signals and an
+/// alternate stack — what catching a crash costs before any recording. Returns 0, or -1 with
+/// errno set.
+int cmp_install_minimal_handler(void);
+
 #endif
