@@ -21,6 +21,9 @@ final class ReportTimelineTests: XCTestCase {
   }
 
   /// A crash, then two processes at once that see count 1 (`expectedCount` other than 1 fails).
+  /// Each holds its launch open 300 ms, so the second reads the state before the first's
+  /// `launchingFinished` resets the count, however late its spawn (without it, a second process
+  /// spawned a few milliseconds late on a busy machine saw 0, as it should).
   func crashThenTwoAtOnce(expectedCount: Int) -> String {
     """
     name: crash then two at once
@@ -29,6 +32,7 @@ final class ReportTimelineTests: XCTestCase {
       - failpoints: "task.network=segv"
         expect: { outcome: crash, signal: SIGSEGV }
       - parallel: 2
+        failpoints: "launch.finished=sleep(300)"
         expect: { outcome: finished, count: \(expectedCount) }
     """
   }
