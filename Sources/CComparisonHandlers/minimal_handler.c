@@ -3,8 +3,8 @@
 
 #include <signal.h>
 
-// Records nothing: restores the default action and raises again, as every recording handler
-// ends. Calls signal and raise, both async-signal-safe.
+// Records nothing: restores the default action and raises the signal again, so the process
+// still dies by it. Calls signal and raise, both async-signal-safe.
 static void minimal_handler(int signo) {
   signal(signo, SIG_DFL);
   raise(signo);
