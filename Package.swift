@@ -73,7 +73,7 @@ let package = Package(
     // What only `chaos bench` needs, kept out of ChaosKit's public surface.
     .target(
       name: "ChaosBench",
-      dependencies: ["ChaosKit", .product(name: "Histogram", package: "hdrhistogram-swift")]
+      dependencies: ["ChaosKit", "Failpoints", .product(name: "Histogram", package: "hdrhistogram-swift")]
     ),
     .executableTarget(
       name: "chaos",

@@ -1,4 +1,5 @@
 import ChaosKit
+import Failpoints
 import Foundation
 
 /// Spawning and reaping a target for measurements: a blocking `waitpid` (no polling delay
@@ -27,13 +28,13 @@ struct BenchProcess {
     ]
     let launcher = ProcessLauncher(
       executable: target, environment: environment, stdoutPath: "/dev/null", stderrPath: "/dev/null")
-    let spawnedAt = MonotonicNanoseconds.now()
+    let spawnedAt = MonotonicClock.nanoseconds()
     let pid = try launcher.spawn()
     let watchdog = DispatchWorkItem { kill(-pid, SIGKILL) }
     DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: watchdog)
     var status: Int32 = 0
     while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-    let reapedAt = MonotonicNanoseconds.now()
+    let reapedAt = MonotonicClock.nanoseconds()
     watchdog.cancel()
     ChildRegistry.shared.unregister(pid)
     let end = ProcessEnd(waitStatus: status)

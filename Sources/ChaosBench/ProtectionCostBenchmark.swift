@@ -1,4 +1,5 @@
 import ChaosKit
+import Failpoints
 import Foundation
 import LaunchProtection
 import Synchronization
@@ -86,7 +87,7 @@ public struct ProtectionCostBenchmark: Sendable {
     let bareFile = try BareSyncFile(path: root + "/bare-fdatasync")
     defer { bareFile.close() }
     // Its own file, never synced: two pwrites right after an fdatasync of the same page wait
-    // on it (2.0–2.2 µs here instead of 0.8), which made this floor look higher than it is.
+    // on it (2.0–2.2 µs here instead of 1.5), which made this floor look higher than it is.
     let pwriteFile = try BareSyncFile(path: root + "/bare-pwrites")
     defer { pwriteFile.close() }
     let replay = try LaunchPathSystemCalls(directory: root + "/system-calls")
@@ -126,9 +127,9 @@ public struct ProtectionCostBenchmark: Sendable {
   }
 
   private func measure(_ body: () -> Void) -> UInt64 {
-    let start = MonotonicNanoseconds.now()
+    let start = MonotonicClock.nanoseconds()
     body()
-    return MonotonicNanoseconds.now() - start
+    return MonotonicClock.nanoseconds() - start
   }
 }
 

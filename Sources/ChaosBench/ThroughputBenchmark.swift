@@ -1,4 +1,5 @@
 import ChaosKit
+import Failpoints
 import Foundation
 
 /// Harness throughput: launches per second through `chaos run` machinery, beside spawning and
@@ -59,9 +60,9 @@ public struct ThroughputBenchmark: Sendable {
         let rounds = min(Self.rounds, launches)
         for round in 0..<rounds {
           let chunk = Array(scenarios[(round * launches / rounds)..<((round + 1) * launches / rounds)])
-          let start = MonotonicNanoseconds.now()
+          let start = MonotonicClock.nanoseconds()
           let results = SuiteRunner(options: options).run(chunk) { _, _, _ in }
-          let harnessRound = Double(MonotonicNanoseconds.now() - start) / 1e9
+          let harnessRound = Double(MonotonicClock.nanoseconds() - start) / 1e9
           harnessSeconds += harnessRound
           if let failed = results.first(where: { !$0.passed }) {
             throw ScenarioError(
@@ -90,7 +91,7 @@ public struct ThroughputBenchmark: Sendable {
   /// `count` launches with no harness: spawn, blocking waitpid, a fresh state directory each
   /// (numbered from `first`).
   private func direct(failpoints: String, jobs: Int, first: Int, count: Int, folder: String) throws -> Double {
-    let start = MonotonicNanoseconds.now()
+    let start = MonotonicClock.nanoseconds()
     let errors = DirectErrors()
     DispatchQueue.concurrentPerform(iterations: jobs) { lane in
       for index in stride(from: first + lane, to: first + count, by: jobs) {
@@ -104,7 +105,7 @@ public struct ThroughputBenchmark: Sendable {
       }
     }
     if let error = errors.first { throw ScenarioError(path: target, line: 0, column: 0, message: error) }
-    return Double(MonotonicNanoseconds.now() - start) / 1e9
+    return Double(MonotonicClock.nanoseconds() - start) / 1e9
   }
 }
 

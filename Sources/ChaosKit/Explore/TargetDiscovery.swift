@@ -1,3 +1,4 @@
+import Failpoints
 import Foundation
 
 /// What a protocol-2 target that does not take `CHAOS_APP` declares about itself, learnt from
@@ -39,9 +40,9 @@ package enum TargetDiscovery {
     var daemon = false
     let end = ProcessLauncher.wait(pid, timeout: 15) {
       if finishedAt == nil, EventPeek.contains("launching_finished", path: events) {
-        finishedAt = MonotonicNanoseconds.now()
+        finishedAt = MonotonicClock.nanoseconds()
       }
-      if let finishedAt, !daemon, MonotonicNanoseconds.now() - finishedAt > 500_000_000 {
+      if let finishedAt, !daemon, MonotonicClock.nanoseconds() - finishedAt > 500_000_000 {
         daemon = true
         kill(pid, SIGTERM)
       }

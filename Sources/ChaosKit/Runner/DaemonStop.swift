@@ -1,3 +1,4 @@
+import Failpoints
 import Foundation
 import LaunchProtection
 
@@ -25,7 +26,7 @@ final class DaemonStop {
       escalation.tick()
       return
     }
-    let now = MonotonicNanoseconds.now()
+    let now = MonotonicClock.nanoseconds()
     if finishedAt == nil, EventPeek.contains("launching_finished", path: eventsPath) { finishedAt = now }
     guard let finishedAt, requestsDone, now >= finishedAt + UInt64(spec.stopAfter * 1e9) else { return }
     escalation.begin(SIGTERM, reason: "stop")

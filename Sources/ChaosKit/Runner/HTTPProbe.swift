@@ -1,3 +1,4 @@
+import Failpoints
 import Foundation
 
 /// A tiny HTTP/1.1 client over a POSIX socket, for `requests:` steps: one request per
@@ -73,7 +74,7 @@ enum HTTPProbe {
     method: String, path: String, port: Int, headers: [String: String] = [:], body: String? = nil,
     timeout: Double
   ) -> Result<Response, Failure> {
-    let deadline = MonotonicNanoseconds.now() + UInt64(max(0.001, timeout) * 1e9)
+    let deadline = MonotonicClock.nanoseconds() + UInt64(max(0.001, timeout) * 1e9)
     let fd = socket(
       AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     guard fd >= 0 else { return .failure(.system("socket", errno)) }
@@ -137,7 +138,7 @@ enum HTTPProbe {
 
   private static func wait(_ fd: Int32, for events: Int16, until deadline: UInt64) -> Bool {
     while true {
-      let now = MonotonicNanoseconds.now()
+      let now = MonotonicClock.nanoseconds()
       guard now < deadline else { return false }
       var entry = pollfd(fd: fd, events: events, revents: 0)
       let ready = poll(&entry, 1, Int32(min(1_000, (deadline - now) / 1_000_000 + 1)))

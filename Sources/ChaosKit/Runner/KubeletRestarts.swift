@@ -1,3 +1,4 @@
+import Failpoints
 import Foundation
 
 /// The kubelet's restarts between a scenario's launches (`kubernetes:`): whether the restart
@@ -38,10 +39,10 @@ struct KubeletRestarts {
 
   /// Waits `seconds`, in steps, so that Ctrl-C ends the wait; false when interrupted.
   static func sleep(_ seconds: Double) -> Bool {
-    let end = MonotonicNanoseconds.now() + UInt64(seconds * 1e9)
-    while MonotonicNanoseconds.now() < end {
+    let end = MonotonicClock.nanoseconds() + UInt64(seconds * 1e9)
+    while MonotonicClock.nanoseconds() < end {
       if ChildRegistry.shared.isCancelled { return false }
-      usleep(UInt32(min(20_000, (end - MonotonicNanoseconds.now()) / 1000 + 1)))
+      usleep(UInt32(min(20_000, (end - MonotonicClock.nanoseconds()) / 1000 + 1)))
     }
     return !ChildRegistry.shared.isCancelled
   }

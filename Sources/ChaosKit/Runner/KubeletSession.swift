@@ -1,3 +1,4 @@
+import Failpoints
 import Foundation
 import Synchronization
 
@@ -46,7 +47,7 @@ final class KubeletSession: Sendable {
       return
     }
     let thread = Thread { [self] in
-      probeLoop(start: MonotonicNanoseconds.now(), pid: pid)
+      probeLoop(start: MonotonicClock.nanoseconds(), pid: pid)
       finished.signal()
     }
     thread.name = "chaos-kubelet-\(pid)"
@@ -89,17 +90,17 @@ final class KubeletSession: Sendable {
     while !stopped {
       let due = [startup.next, liveness.next, readiness.next].compactMap { $0 }.min()
       guard let due else { return }
-      while !stopped, MonotonicNanoseconds.now() < due {
-        usleep(min(5_000, UInt32((due - MonotonicNanoseconds.now()) / 1000) + 1))
+      while !stopped, MonotonicClock.nanoseconds() < due {
+        usleep(min(5_000, UInt32((due - MonotonicClock.nanoseconds()) / 1000) + 1))
       }
       if stopped { return }
-      let now = MonotonicNanoseconds.now()
+      let now = MonotonicClock.nanoseconds()
       if let next = startup.next, next <= now {
         switch attempt(&startup, pid: pid) {
         case .passed:
           startup.next = nil
           record(startup.kind, "passed", pid: pid)
-          startOthers(now: MonotonicNanoseconds.now())
+          startOthers(now: MonotonicClock.nanoseconds())
         case .failed:
           record(startup.kind, "failed", pid: pid, budget: startup.spec)
           shared.withLock { $0.kill = "startup-probe" }

@@ -1,4 +1,5 @@
 import CProcessSpawn
+import Failpoints
 import Foundation
 
 /// How a launched process ended, as `waitpid` and the watchdog saw it.
@@ -126,7 +127,7 @@ package struct ProcessLauncher {
   /// `ticking` false there is nothing to run and the wait sleeps until the exit or up to
   /// 100 ms at a time (each wake-up took a core from the targets beside it).
   package static func wait(_ pid: pid_t, timeout: Double, ticking: Bool, onTick: () -> Void = {}) -> ProcessEnd {
-    let deadline = MonotonicNanoseconds.now() + UInt64(timeout * 1e9)
+    let deadline = MonotonicClock.nanoseconds() + UInt64(timeout * 1e9)
     var status: Int32 = 0
     var pause: UInt32 = ticking ? 50 : 100_000
     // The pidfd wakes the wait the moment the child exits; a plain sleep between waitpid
@@ -138,7 +139,7 @@ package struct ProcessLauncher {
       let reaped = waitpid(pid, &status, WNOHANG)
       if reaped == pid { break }
       if reaped < 0 && errno != EINTR { break }
-      if MonotonicNanoseconds.now() > deadline {
+      if MonotonicClock.nanoseconds() > deadline {
         kill(-pid, SIGKILL)
         waitpid(pid, &status, 0)
         ChildRegistry.shared.unregister(pid)
@@ -152,7 +153,7 @@ package struct ProcessLauncher {
         continue
       }
       // Read after onTick, which may take a while: the wait never outlasts the deadline.
-      let now = MonotonicNanoseconds.now()
+      let now = MonotonicClock.nanoseconds()
       let left = deadline > now ? (deadline - now) / 1_000 + 1 : 1
       if cps_wait_readable(exited, Int(min(UInt64(pause), left))) < 0 { usleep(min(pause, 2_000)) }
       if ticking { pause = min(pause * 2, 2_000) }
@@ -161,13 +162,5 @@ package struct ProcessLauncher {
     kill(-pid, SIGKILL)
     ChildRegistry.shared.unregister(pid)
     return ProcessEnd(waitStatus: status)
-  }
-}
-
-package enum MonotonicNanoseconds {
-  package static func now() -> UInt64 {
-    var spec = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &spec)
-    return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
   }
 }

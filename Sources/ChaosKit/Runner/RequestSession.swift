@@ -1,3 +1,4 @@
+import Failpoints
 import Foundation
 import Synchronization
 
@@ -93,12 +94,12 @@ final class RequestSession: Sendable {
       if let reason = waitForEvent(step.afterEvent) {
         result.failure = reason
       } else {
-        let started = MonotonicNanoseconds.now()
+        let started = MonotonicClock.nanoseconds()
         switch step.action {
         case .http(let http): run(http, into: &result)
         case .command(let command): run(command, index: index, into: &result)
         }
-        result.seconds = Double(MonotonicNanoseconds.now() - started) / 1e9
+        result.seconds = Double(MonotonicClock.nanoseconds() - started) / 1e9
         result.ok = result.failure == nil
       }
       record(result, step: step)
@@ -126,7 +127,7 @@ final class RequestSession: Sendable {
       result.failure = "no CHAOS_PORT: the harness found no free port"
       return
     }
-    let started = MonotonicNanoseconds.now()
+    let started = MonotonicClock.nanoseconds()
     let retryUntil = started + UInt64(http.retryForSeconds * 1e9)
     var attempts = 0
     var outcome: Result<HTTPProbe.Response, HTTPProbe.Failure>
@@ -140,12 +141,12 @@ final class RequestSession: Sendable {
       case .success(let response): retry = response.status != http.status
       case .failure(let failure): retry = failure.isConnectionFailure
       }
-      let now = MonotonicNanoseconds.now()
+      let now = MonotonicClock.nanoseconds()
       guard retry, now < retryUntil, ended == nil, !ChildRegistry.shared.isCancelled else { break }
       usleep(UInt32(min(100_000, (retryUntil - now) / 1_000)))
     }
     result.attempts = attempts
-    let elapsed = Double(MonotonicNanoseconds.now() - started) / 1e9
+    let elapsed = Double(MonotonicClock.nanoseconds() - started) / 1e9
     let retried =
       http.retryForSeconds > 0 ? " after \(Self.format(elapsed)) s (\(Self.plural(attempts, "attempt")))" : ""
     let targetEnded = ended.map { " (the target ended: \($0))" } ?? ""
@@ -232,7 +233,7 @@ final class RequestSession: Sendable {
   private func record(_ result: RequestResult, step: RequestStep) {
     var object: [String: Any] = [
       "event": "request", "index": result.index, "ok": result.ok, "pid": Int(context.pid),
-      "t": MonotonicNanoseconds.now(), "source": "harness", "after_event": step.afterEvent,
+      "t": MonotonicClock.nanoseconds(), "source": "harness", "after_event": step.afterEvent,
     ]
     switch step.action {
     case .http(let http):

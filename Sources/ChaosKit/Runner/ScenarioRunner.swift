@@ -1,3 +1,4 @@
+import Failpoints
 import Foundation
 
 /// Runs one scenario: a fresh state directory, its launches in order, each process spawned
@@ -169,7 +170,7 @@ public struct ScenarioRunner: Sendable {
             ], pid: 0, to: eventsPath, source: "kubelet")
         }
         let pid = try launcher.spawn()
-        started.append((pid, directory, process, MonotonicNanoseconds.now()))
+        started.append((pid, directory, process, MonotonicClock.nanoseconds()))
         if let kubelet = scenario.kubelet {
           let session = KubeletSession(
             spec: kubelet, port: port, environment: environment, eventsPath: eventsPath, directory: directory)
@@ -207,7 +208,7 @@ public struct ScenarioRunner: Sendable {
     var ends: [pid_t: (ProcessEnd, UInt64)] = [:]
     for child in started {
       var signalled = false
-      let elapsed = Double(MonotonicNanoseconds.now() - child.spawned) / 1e9
+      let elapsed = Double(MonotonicClock.nanoseconds() - child.spawned) / 1e9
       let ticking = !supervisors.isEmpty || !kubelets.isEmpty || !daemonStops.isEmpty || spec.sendSignal != nil
       let end = ProcessLauncher.wait(child.pid, timeout: max(0.001, timeout - elapsed), ticking: ticking) {
         for supervisor in supervisors { supervisor.tick() }
@@ -220,7 +221,7 @@ public struct ScenarioRunner: Sendable {
           signalled = true
         }
       }
-      ends[child.pid] = (end, MonotonicNanoseconds.now())
+      ends[child.pid] = (end, MonotonicClock.nanoseconds())
       supervisors.first { $0.pid == child.pid }?.finish()
       kubelets[child.pid]?.finish()
       if let session = sessions[child.pid] {

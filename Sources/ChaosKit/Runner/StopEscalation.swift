@@ -1,3 +1,4 @@
+import Failpoints
 import Foundation
 import LaunchProtection
 
@@ -28,12 +29,12 @@ struct StopEscalation {
       ["event": "supervisor", "action": Signals.name(signal), "reason": reason], pid: pid, to: eventsPath,
       source: source)
     kill(pid, signal)
-    killAt = MonotonicNanoseconds.now() + UInt64(timeout * 1e9)
+    killAt = MonotonicClock.nanoseconds() + UInt64(timeout * 1e9)
   }
 
   /// Called while the harness waits: SIGKILLs the group, once, when the stop timeout passed.
   mutating func tick() {
-    guard let killAt, MonotonicNanoseconds.now() > killAt else { return }
+    guard let killAt, MonotonicClock.nanoseconds() > killAt else { return }
     HarnessEvent.append(
       ["event": "supervisor", "action": "SIGKILL", "reason": "stop-timeout"], pid: pid, to: eventsPath,
       source: source)
@@ -49,7 +50,7 @@ enum HarnessEvent {
   static func append(_ fields: [String: Any], pid: pid_t, to eventsPath: String, source: String = "supervisor") {
     var object = fields
     object["pid"] = Int(pid)
-    object["t"] = MonotonicNanoseconds.now()
+    object["t"] = MonotonicClock.nanoseconds()
     object["source"] = source
     guard var data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return }
     data.append(0x0A)

@@ -1,3 +1,4 @@
+import Failpoints
 import Foundation
 import LaunchProtection
 
@@ -51,7 +52,7 @@ final class SupervisorSession {
   func started(_ pid: pid_t) {
     self.pid = pid
     stop = StopEscalation(pid: pid, eventsPath: eventsPath, timeout: spec.stopTimeout)
-    if let timeout = spec.startTimeout { startDeadline = MonotonicNanoseconds.now() + UInt64(timeout * 1e9) }
+    if let timeout = spec.startTimeout { startDeadline = MonotonicClock.nanoseconds() + UInt64(timeout * 1e9) }
   }
 
   /// The process was reaped: read what it sent last, and never signal its pid again.
@@ -68,7 +69,7 @@ final class SupervisorSession {
       stop?.tick()
       return
     }
-    let now = MonotonicNanoseconds.now()
+    let now = MonotonicClock.nanoseconds()
     if !ready, now > startDeadline {
       stop?.begin(SIGTERM, reason: "start-timeout")
     } else if ready, let watchdog = spec.watchdog, now > lastKeepAlive + UInt64(watchdog * 1e9) {
@@ -81,7 +82,7 @@ final class SupervisorSession {
     while true {
       let count = recv(fd, &buffer, buffer.count, 0)
       guard count > 0 else { return }
-      let now = MonotonicNanoseconds.now()
+      let now = MonotonicClock.nanoseconds()
       for line in String(decoding: buffer[0..<count], as: UTF8.self).split(separator: "\n") {
         HarnessEvent.append(["event": "notify", "message": String(line)], pid: pid, to: eventsPath)
         if line == "READY=1" {
