@@ -31,6 +31,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -58,6 +59,12 @@ static _Atomic int wake_write_fd = -1;
 // A handler we chain to chained back to us while what we stood for was the default action:
 // the watcher ends the process once the stop is recorded, as before that handler came.
 static _Atomic int terminate_after_record = 0;
+
+// Serialises install, check and uninstall (arm, the watcher's re-check and disarm run on
+// different threads): a re-check that found a new owner can never put our handler back after
+// the launch was disarmed, nor read `chain_actions` while an install rewrites them. Never
+// taken by the signal handler.
+static pthread_mutex_t owner_lock = PTHREAD_MUTEX_INITIALIZER;
 
 // Who owns SIGTERM now (owner_of).
 enum {
@@ -181,7 +188,7 @@ static int install_over(const struct sigaction *current) {
   return sigaction(SIGTERM, &action, NULL);
 }
 
-int lcc_stop_signal_install(int wake_fd) {
+static int install_locked(int wake_fd) {
   atomic_store(&wake_write_fd, wake_fd);
   atomic_store(&requested, 0);
   atomic_store(&recorded, 0);
@@ -203,7 +210,14 @@ int lcc_stop_signal_install(int wake_fd) {
   return 0;
 }
 
-int lcc_stop_signal_check(void) {
+int lcc_stop_signal_install(int wake_fd) {
+  pthread_mutex_lock(&owner_lock);
+  int result = install_locked(wake_fd);
+  pthread_mutex_unlock(&owner_lock);
+  return result;
+}
+
+static int check_locked(void) {
   if (!atomic_load(&armed)) return 0;
   struct sigaction current;
   if (sigaction(SIGTERM, NULL, &current) != 0) return -1;
@@ -221,7 +235,14 @@ int lcc_stop_signal_check(void) {
   return install_over(&current) == 0 ? 3 : -1;
 }
 
-int lcc_stop_signal_uninstall(void) {
+int lcc_stop_signal_check(void) {
+  pthread_mutex_lock(&owner_lock);
+  int result = check_locked();
+  pthread_mutex_unlock(&owner_lock);
+  return result;
+}
+
+static int uninstall_locked(void) {
   atomic_store(&armed, 0);
   struct sigaction current;
   if (sigaction(SIGTERM, NULL, &current) != 0) return -1;
@@ -232,6 +253,13 @@ int lcc_stop_signal_uninstall(void) {
   // Someone installed a handler after ours: theirs stays. Ours stays reachable through their
   // chain and then only hands the signal on.
   return 1;
+}
+
+int lcc_stop_signal_uninstall(void) {
+  pthread_mutex_lock(&owner_lock);
+  int result = uninstall_locked();
+  pthread_mutex_unlock(&owner_lock);
+  return result;
 }
 
 int lcc_stop_signal_armed(void) { return atomic_load(&armed); }

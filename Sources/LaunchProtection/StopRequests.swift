@@ -40,7 +40,13 @@ extension LaunchOrganizer {
 ///   a signalfd and hands it to every Dispatch source for it, so a source of ours records it;
 /// - an owner that takes SIGTERM during the launch is adopted by the watcher, which re-checks
 ///   the owner every millisecond while a launch is armed (every 10 ms after its first
-///   second), and reported once.
+///   second), and reported once. A SIGTERM that reaches the new owner before the watcher
+///   looks is not seen (``StopSignalReport/advice`` says how an app closes that window).
+///
+/// Every decision about a Dispatch source is taken under `state`'s lock, where the source is
+/// made: a source is made, configured and resumed in one critical section, and only while a
+/// launch is armed; `disarm` cancels it under the same lock. So no source is ever released
+/// inactive (libdispatch traps on that), whatever the launch does meanwhile.
 final class StopSignal: Sendable {
   static let shared = StopSignal()
 
@@ -66,6 +72,9 @@ final class StopSignal: Sendable {
   }
 
   private let state = Mutex(State())
+  /// Tests only: called on the watcher's thread after it found that libdispatch took SIGTERM
+  /// and before it adopts it (where a launch that finishes used to leave a source inactive).
+  let beforeAdoption = Mutex<(@Sendable () -> Void)?>(nil)
   /// Made on first use: only an app whose SIGTERM libdispatch owns needs it, and a fresh
   /// process's first queue costs its launch more than the rest of arming.
   private static let sourceQueue = DispatchQueue(label: "launch-protection.stop-signal", qos: .userInteractive)
@@ -93,7 +102,7 @@ final class StopSignal: Sendable {
       report(.ignored, to: organizer, duringLaunch: false)
     case 2:
       // Registered before the launch goes on: from here every SIGTERM is seen.
-      addDispatchSource()
+      adoptDispatchOwner()
     case 0:
       if let consumer = SignalfdConsumer.find(signal: SIGTERM) {
         report(.signalfd(descriptor: consumer), to: organizer, duringLaunch: false)
@@ -107,47 +116,51 @@ final class StopSignal: Sendable {
 
   /// The launch is over: stop recording and give SIGTERM back, if we still own it.
   func disarm(for organizer: LaunchOrganizer) {
-    let (current, source): (Bool, SignalSource?) = state.withLock { state in
-      guard state.watch.organizer === organizer else { return (false, nil) }
+    let current = state.withLock { state -> Bool in
+      guard state.watch.organizer === organizer else { return false }
       state.watch = Watch()
-      defer { state.source = nil }
-      return (true, state.source)
+      // A resumed source may be cancelled from any thread; cancelling never runs a handler here.
+      state.source?.source.cancel()
+      state.source = nil
+      return true
     }
     guard current else { return }
-    source?.source.cancel()
     _ = lcc_stop_signal_uninstall()
   }
 
-  /// A Dispatch source of ours for SIGTERM, beside the owner's: libdispatch hands each
-  /// SIGTERM to every source registered for it. Made only when libdispatch already owns
-  /// SIGTERM (the first source for a signal replaces its handler, which would change what
-  /// SIGTERM does in an app without one).
-  private func addDispatchSource() {
-    let source = DispatchSource.makeSignalSource(signal: SIGTERM, queue: Self.sourceQueue)
-    let added = state.withLock { state -> Bool in
-      guard state.source == nil, state.watch.organizer != nil else { return false }
-      state.source = SignalSource(source)
-      return true
+  /// Adds a Dispatch source of ours for SIGTERM beside the owner's (libdispatch hands each
+  /// SIGTERM to every source registered for it) and waits, at most 200 ms, until it is
+  /// registered. Made only when libdispatch already owns SIGTERM (the first source for a
+  /// signal replaces its handler, which would change what SIGTERM does in an app without
+  /// one), and only while a launch is armed: decided, made and resumed under the lock that
+  /// `disarm` takes. Returns whether a source was added.
+  @discardableResult
+  private func adoptDispatchOwner() -> Bool {
+    let registered = state.withLock { locked -> DispatchSemaphore? in
+      guard locked.source == nil, locked.watch.organizer != nil else { return nil }
+      let source = DispatchSource.makeSignalSource(signal: SIGTERM, queue: Self.sourceQueue)
+      source.setEventHandler { [self] in
+        self.state.withLock { $0.watch.organizer }?.stopRequested()
+      }
+      let registered = DispatchSemaphore(value: 0)
+      source.setRegistrationHandler { registered.signal() }
+      // Resumed before the lock is released: from here it may only be cancelled.
+      source.resume()
+      locked.source = SignalSource(source)
+      return registered
     }
-    guard added else { return }
-    source.setEventHandler { [self] in
-      state.withLock { $0.watch.organizer }?.stopRequested()
-    }
-    let registered = DispatchSemaphore(value: 0)
-    source.setRegistrationHandler { registered.signal() }
-    source.resume()
+    guard let registered else { return false }
     _ = registered.wait(timeout: .now() + .milliseconds(200))
+    return true
   }
 
   /// Re-checks who owns SIGTERM while a launch is armed (from the watcher thread).
   private func checkOwner() {
     switch lcc_stop_signal_check() {
     case 2:
-      let needed = state.withLock { $0.source == nil && $0.watch.organizer != nil }
-      guard needed else { return }
+      beforeAdoption.withLock { $0 }?()
       // Reported once registered: from then on every SIGTERM reaches it.
-      addDispatchSource()
-      reportDuringLaunch(.dispatchSource)
+      if adoptDispatchOwner() { reportDuringLaunch(.dispatchSource) }
     case 3:
       reportDuringLaunch(.handler)
     case 1:
