@@ -46,6 +46,19 @@ public final class LaunchOrganizer: Sendable {
     var since = Date()
     /// The last crash cause type known to this process (``LaunchStatus/lastCause``).
     var lastCause: String?
+    /// `launchingFinished()` claimed the launch and is writing its end: until that write is
+    /// done, an `exit` or a stop on another thread writes it too (see `completePendingFinish`).
+    var pendingFinish: PendingFinish?
+  }
+
+  /// The durable end of a finished launch, while `launchingFinished()` writes it.
+  struct PendingFinish {
+    /// The finished launch's record.
+    var record: LaunchRecord
+    /// The unfinished launches its decision accounted for, resolved by its success.
+    var resolved: [String]
+    /// The thread writing it (`gettid`).
+    var thread: pid_t
   }
 
   /// The failpoints the organizer evaluates in `configuration.failpoints` (`life.*` stands for
@@ -136,10 +149,11 @@ public final class LaunchOrganizer: Sendable {
   public func launchingFinished() {
     guard mode.isLaunching else { return }
     _ = configuration.failpoints.evaluate("launch.finished")
-    let (record, resolved): (LaunchRecord?, [String]) = inner.withLock { inner in
-      guard inner.mode.isLaunching, !inner.hung else { return (nil, []) }
+    let finish: PendingFinish? = inner.withLock { inner in
+      guard inner.mode.isLaunching, !inner.hung else { return nil }
       inner.mode = .finished
       inner.since = Date()
+      guard let record = inner.record else { return nil }
       // The unfinished launches this launch's decision accounted for (counted, or ignored
       // as rebooted or stopped) are resolved by its success, even if the write that
       // recorded the decision failed. A list, not a Set: it holds a launch id or a few.
@@ -148,19 +162,21 @@ public final class LaunchOrganizer: Sendable {
       for ignored in inner.decision?.ignored ?? [] where ignored.reason != .stillRunning {
         resolved.append(ignored.record.launchID)
       }
-      return (inner.record, resolved)
+      let finish = PendingFinish(record: record, resolved: resolved, thread: lcc_current_thread_id())
+      inner.pendingFinish = finish
+      return finish
     }
-    guard let record else { return }
+    guard let finish else { return }
     deadline?.disarm()
     CrashCapture.markLaunchFinished(true)
+    // Written before SIGTERM is given back and before `exit` stops being watched: from the
+    // claim above to the end of this write, a stop or an exit on another thread finishes the
+    // write itself (completePendingFinish) before the process can end, so a launch that
+    // finished is never counted.
+    writeFinish(finish)
+    inner.withLock { $0.pendingFinish = nil }
     if configuration.ignoreTermination { StopSignal.shared.disarm(for: self) }
     ExitTracker.shared.untrack(self)
-    let (_, problems) = store.update { state in
-      state.consecutiveCrashes = 0
-      state.attemptedProtectLevel = nil
-      state.launchesInProgress.removeAll { $0.launchID == record.launchID || resolved.contains($0.launchID) }
-    }
-    for problem in problems { emit(.stateProblem(problem)) }
     if configuration.notifyReady { SystemdNotify.send("READY=1\nSTATUS=running") }
     emit(.launchingFinished)
   }
@@ -232,7 +248,31 @@ public final class LaunchOrganizer: Sendable {
   }
 
   /// Called by the exit tracker when the process calls `exit(status)`.
+  /// The durable end of a finished launch: count 0, escalation forgotten, its sentinel and
+  /// those it resolved removed. Idempotent: two threads may both write it.
+  private func writeFinish(_ finish: PendingFinish) {
+    let (_, problems) = store.update { state in
+      state.consecutiveCrashes = 0
+      state.attemptedProtectLevel = nil
+      state.launchesInProgress.removeAll {
+        $0.launchID == finish.record.launchID || finish.resolved.contains($0.launchID)
+      }
+    }
+    for problem in problems { emit(.stateProblem(problem)) }
+  }
+
+  /// Called where the process may be about to end (`exit`, a stop that terminates): if
+  /// `launchingFinished()` claimed the launch on another thread and has not written its end
+  /// yet, writes it from here, so the process cannot end between the claim and the write
+  /// with the sentinel still set (the next launch would count a launch that finished).
+  func completePendingFinish() {
+    let pending = inner.withLock { $0.pendingFinish }
+    guard let pending, pending.thread != lcc_current_thread_id() else { return }
+    writeFinish(pending)
+  }
+
   func processExiting(status: Int32) {
+    completePendingFinish()
     if inner.withLock({ $0.hung }) {
       // The deadline fired and is ending the process by SIGABRT: an exit racing it (the hung
       // code woke up) must neither be taken as clean nor end the process with another status.

@@ -205,6 +205,8 @@ final class StopSignal: Sendable {
         guard byte == Self.wakeStop else { continue }
         let organizer = state.withLock { $0.watch.organizer }
         organizer?.stopRequested()
+        // A launch finishing right now: its end is written before the signal goes on.
+        organizer?.completePendingFinish()
         lcc_stop_signal_recorded()
         if lcc_stop_signal_should_terminate() != 0 { lcc_stop_signal_terminate() }
       }

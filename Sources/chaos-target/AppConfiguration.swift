@@ -22,7 +22,7 @@ import LaunchProtection
 ///   "launch_on_thread": false, "durability": "processCrash" | "powerLoss",
 ///   "launch_on": "main" | "thread" | "dispatch" | "async", "prepare_all_threads": false,
 ///   "exhausted": "repeat-last-level" | "stay-degraded" | "exit(75)",
-///   "sigterm_source": "before_launch" | "during_launch" | "after_launch", "sigterm_wired": false,
+///   "sigterm_source": "before_launch" | "during_launch" | "before_finish" | "after_launch", "sigterm_wired": false,
 ///   "sigterm_handler": "before_launch" | "during_launch" | "chaining_during_launch",
 ///   "machine_identity": "node-a",
 ///   "notify_ready": true, "repair_time_extension_ms": 90000 }
@@ -99,7 +99,9 @@ struct AppConfiguration: Decodable {
   /// `ProtectionPolicy.whenExhausted`: `repeat-last-level` (default), `stay-degraded`, `exit(N)`.
   var exhausted: String?
   /// Give SIGTERM to a Dispatch signal source, as swift-service-lifecycle does, created before
-  /// `finishLaunching`, inside the launch (a ServiceGroup started before `launchingFinished`)
+  /// `finishLaunching`, inside the launch (`during_launch`: at its start, a ServiceGroup started
+  /// before `launchingFinished`; `before_finish`: right before `launchingFinished`, as a server
+  /// that binds, makes its source and finishes)
   /// or after it; a SIGTERM then shuts down gracefully (event `graceful_shutdown`,
   /// `stopRequested()` during the launch, exit 0 once finished).
   var sigtermSource: String?
@@ -166,8 +168,9 @@ struct AppConfiguration: Decodable {
     if let exhausted, Self.exhaustedAction(exhausted) == nil {
       return "exhausted must be repeat-last-level, stay-degraded or exit(N), not '\(exhausted)'"
     }
-    if let sigtermSource, !["before_launch", "during_launch", "after_launch"].contains(sigtermSource) {
-      return "sigterm_source must be before_launch, during_launch or after_launch, not '\(sigtermSource)'"
+    if let sigtermSource, !["before_launch", "during_launch", "before_finish", "after_launch"].contains(sigtermSource) {
+      return
+        "sigterm_source must be before_launch, during_launch, before_finish or after_launch, not '\(sigtermSource)'"
     }
     if let sigtermHandler, !["before_launch", "during_launch", "chaining_during_launch"].contains(sigtermHandler) {
       return

@@ -194,6 +194,9 @@ final class ReferenceApp: Sendable {
       // A launch whose tasks failed did not finish: exit non-zero, which counts as a launch crash.
       exit(4)
     }
+    // Right before the launch finishes, as a server that binds, then makes its signal source
+    // and declares the launch finished: the stop watcher's adoption races the finish.
+    if configuration.sigtermSource == "before_finish" { startGracefulShutdownSource() }
     if finishing, configuration.launchingFinished ?? true { organizer.launchingFinished() }
   }
 
