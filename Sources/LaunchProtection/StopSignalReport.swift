@@ -80,11 +80,20 @@ enum SignalfdConsumer {
     while let entry = readdir(directory) {
       let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
       guard let descriptor = Int32(name),
-        let text = try? String(contentsOfFile: "/proc/self/fdinfo/" + name, encoding: .utf8),
-        let line = text.split(separator: "\n").first(where: { $0.hasPrefix("sigmask:") }),
-        let mask = UInt64(line.dropFirst("sigmask:".count).trimmingCharacters(in: .whitespaces), radix: 16)
+        let bytes = DurableFile.readSmallProcFile("/proc/self/fdinfo/" + name),
+        let mask = signalMask(inFdinfo: bytes)
       else { continue }
       if mask & bit != 0 { return descriptor }
+    }
+    return nil
+  }
+
+  /// The hexadecimal value of fdinfo's `sigmask:` line (signalfd descriptors only).
+  static func signalMask(inFdinfo bytes: [UInt8]) -> UInt64? {
+    let key = Array("sigmask:".utf8)
+    for line in bytes.split(separator: UInt8(ascii: "\n")) where line.starts(with: key) {
+      let digits = line.dropFirst(key.count).filter { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }
+      return UInt64(String(decoding: digits, as: UTF8.self), radix: 16)
     }
     return nil
   }
