@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -17,11 +18,17 @@ static pthread_key_t release_key;
 static pthread_once_t release_key_once = PTHREAD_ONCE_INIT;
 
 // Read once outside any signal handler (lcc_prepare_current_thread runs before every broadcast).
-static size_t cached_page_size;
+// Atomic: threads preparing themselves at once may both store it (ThreadSanitizer saw that);
+// relaxed and lock-free, so a handler may load it.
+static _Atomic size_t cached_page_size;
 
 static size_t page_size(void) {
-  if (!cached_page_size) cached_page_size = (size_t)sysconf(_SC_PAGESIZE);
-  return cached_page_size;
+  size_t size = atomic_load_explicit(&cached_page_size, memory_order_relaxed);
+  if (!size) {
+    size = (size_t)sysconf(_SC_PAGESIZE);
+    atomic_store_explicit(&cached_page_size, size, memory_order_relaxed);
+  }
+  return size;
 }
 
 static void release_stack(void *memory) {
