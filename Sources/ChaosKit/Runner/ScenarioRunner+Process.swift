@@ -6,7 +6,7 @@ extension ScenarioRunner {
   func observe(
     _ end: ProcessEnd, pid: pid_t, directory: String, spec: LaunchSpec, number: Int, iteration: Int, process: Int,
     stateDirectory: String, stoppedByHarness: Bool, stoppedEarlier: [pid_t: Int],
-    span: (spawned: UInt64, reaped: UInt64), kubelet: KubeletSpec?, restartDelay: Double?
+    span: (spawned: UInt64, reaped: UInt64), kubelet: KubeletSpec?, restartDelay: Double?, oomKilled: Bool = false
   ) -> ProcessResult {
     var failures: [ScenarioFailure] = []
     var events: [TargetEvent] = []
@@ -26,7 +26,7 @@ extension ScenarioRunner {
     let backtrace = wantsBacktrace ? crash.map(symbolizer.symbolize) : nil
     let observation = Observation(
       end: end, events: events, crash: crash, backtrace: backtrace, stateDirectory: stateDirectory,
-      stoppedByHarness: stoppedByHarness, kubelet: kubelet, restartDelay: restartDelay)
+      stoppedByHarness: stoppedByHarness, kubelet: kubelet, restartDelay: restartDelay, oomKilled: oomKilled)
     failures += Checker.check(spec.expect, observation)
     failures += Checker.checkStopsNotCounted(stoppedEarlier, observation)
     let fault = events.last { $0.name == "failpoint" }
