@@ -265,7 +265,7 @@ public struct ScenarioRunner: Sendable {
         process: child.process, stateDirectory: stateDirectory,
         stoppedByHarness: daemonStops[child.pid]?.stopped ?? false,
         stoppedEarlier: stoppedEarlier, span: (child.spawned, reaped), kubelet: scenario.kubelet,
-        restartDelay: restart?.delay, oomKilled: endings[child.pid]?.oomKilled ?? false)
+        restartDelay: restart?.delay, container: endings[child.pid])
       result.failures += (endings[child.pid]?.problems ?? []).map { ScenarioFailure(.notStarted, $0) }
       if let requests = requestResults[child.pid] {
         result.requests = requests
