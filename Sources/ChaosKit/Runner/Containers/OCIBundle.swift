@@ -16,7 +16,11 @@ struct OCIBundle {
   var rootfs: String { directory + "/rootfs" }
   private(set) var mounted = false
 
-  init(id: String) { directory = Self.parent + "/" + id }
+  /// `mounted`: whether `rootfs` is known to be mounted (a stale bundle's is).
+  init(id: String, mounted: Bool = false) {
+    directory = Self.parent + "/" + id
+    self.mounted = mounted
+  }
 
   struct Failure: Error, CustomStringConvertible {
     var description: String
@@ -44,7 +48,7 @@ struct OCIBundle {
     if mounted {
       // MNT_DETACH: a runtime still holding the mount (it should not, after delete) cannot
       // keep it in the host's table.
-      guard umount2(rootfs, Int32(MNT_DETACH)) == 0 else {
+      guard umount2(rootfs, Int32(MNT_DETACH)) == 0 || errno == EINVAL || errno == ENOENT else {
         return "cannot unmount \(rootfs): \(String(cString: strerror(errno)))"
       }
       mounted = false

@@ -10,6 +10,7 @@ enum RuntimeSupport {
   /// Why `settings` cannot run here (nil: they can).
   static func problem(_ settings: RuntimeSettings) -> String? {
     guard let runtime = settings.runtime else { return nil }
+    _ = StaleContainers.swept
     let key = runtime.rawValue + "/" + (settings.initProcess?.rawValue ?? "")
     if let known = found.withLock({ $0[key] }) { return known }
     let problem = probe(settings, runtime: runtime)
