@@ -38,7 +38,7 @@ enum RuntimeLoader {
       guard settings.runtime == nil, !settings.isEmpty else { continue }
       throw ScenarioError(
         path: scenario.path, line: settings.line, column: 1,
-        message: "'memory', 'pids' and 'init' need 'runtime: runc' (or crun) in the launch or the scenario")
+        message: "'memory', 'pids' and 'init' need 'runtime: runc' in the launch or the scenario")
     }
   }
 

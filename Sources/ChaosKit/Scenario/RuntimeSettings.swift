@@ -5,10 +5,10 @@ import Foundation
 /// Unlike `container: true`, which the harness plays with its own namespaces, each launch is a
 /// container the runtime creates, limits with cgroups, and removes.
 package struct RuntimeSettings: Sendable, Equatable {
-  /// The runtimes the harness can drive; both take runc's command line.
+  /// The runtimes the harness can drive. (crun 1.8, Debian 12's, has no `run --keep`, which
+  /// the harness needs to read the cgroup of a container that ended.)
   package enum Runtime: String, Sendable, CaseIterable {
     case runc
-    case crun
   }
 
   /// An init the runtime starts as PID 1 in front of the target, as `docker run --init` does.

@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 
-/// One launch as a container of a real OCI runtime (runc or crun): the harness writes its
+/// One launch as a container of a real OCI runtime (runc): the harness writes its
 /// bundle, starts `runc run --keep` in the foreground (runc's exit status is the container's:
 /// 128 + N for a death by signal N), stops it through `runc kill`, and once runc exited reads
 /// the cgroup for OOM kills, deletes the container and removes the bundle.
