@@ -39,6 +39,9 @@ final class RuntimeContainer: Sendable {
     self.executable = executable
     id = ContainerRegistry.shared.newID()
     cgroupsPath = "/" + id
+    // The runtime looks a relative argv[0] up on the container's PATH: give it the host's path.
+    var arguments = arguments
+    if !arguments[0].hasPrefix("/") { arguments[0] = FileManager.default.currentDirectoryPath + "/" + arguments[0] }
     var command = arguments
     if let initProcess = settings.initProcess {
       guard let initPath = RuntimeCommand.find(initProcess.rawValue) else {
