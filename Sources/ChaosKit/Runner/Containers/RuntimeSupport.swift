@@ -18,6 +18,10 @@ enum RuntimeSupport {
     return problem
   }
 
+  private static let guidance =
+    "it needs root with CAP_SYS_ADMIN, cgroups and no seccomp or AppArmor policy forbidding mounts "
+    + "(docker run --privileged; GitHub Actions: container.options: --privileged)"
+
   private static func probe(_ settings: RuntimeSettings, runtime: RuntimeSettings.Runtime) -> String? {
     let name = "runtime: \(runtime.rawValue)"
     guard geteuid() == 0 else {
@@ -50,13 +54,11 @@ enum RuntimeSupport {
       let output = FileManager.default.contents(atPath: folder + "/out.txt").map { String(decoding: $0, as: UTF8.self) }
       guard end == .exited(0), ending.problems.isEmpty else {
         let said = ((output ?? "").split(separator: "\n").suffix(2).map(String.init) + ending.problems)
-        return "\(name) cannot run a container here (\(end); \(said.joined(separator: "; "))): "
-          + "it needs root with CAP_SYS_ADMIN, cgroups and no seccomp/AppArmor policy forbidding mounts "
-          + "(docker run --privileged)"
+        return "\(name) cannot run a container here (\(end); \(said.joined(separator: "; "))): " + guidance
       }
       return nil
     } catch {
-      return "\(name): \(error)"
+      return "\(name) cannot run a container here (\(error)): " + guidance
     }
   }
 }
