@@ -53,11 +53,11 @@ public struct ScenarioRunner: Sendable {
             message: "launch \(number), before: \(error.line == 0 ? error.path + ": " : "")\(error.message)")
         }
         for iteration in 1...spec.repeatCount {
-          var restart: (number: Int, delay: Double)?
+          var restart: (number: Int, delay: Double, previous: ProcessResult)?
           if let kubelet = scenario.kubelet, let previous = result.processes.last {
             switch restarts.next(after: previous, spec: kubelet) {
             case .restart(let number, let delay):
-              restart = (number, delay)
+              restart = (number, delay, previous)
               if !KubeletRestarts.sleep(delay) { break launches }
             case .none(let why):
               result.status = .failed
@@ -134,7 +134,9 @@ public struct ScenarioRunner: Sendable {
   /// number; this launch must not count them.
   private func runLaunch(
     _ scenario: Scenario, _ spec: LaunchSpec, number: Int, iteration: Int, target: String, workDirectory: String,
-    stateDirectory: String, stoppedEarlier: [pid_t: Int], restart: (number: Int, delay: Double)?, judge: LaunchJudge?
+    stateDirectory: String, stoppedEarlier: [pid_t: Int],
+    restart: (number: Int, delay: Double, previous: ProcessResult)?,
+    judge: LaunchJudge?
   ) -> [ProcessResult] {
     var label = "launch-\(number)"
     if spec.repeatCount > 1 { label += "-r\(iteration)" }
@@ -171,11 +173,12 @@ public struct ScenarioRunner: Sendable {
         }
         let eventsPath = directory + "/events.ndjson"
         if let restart {
+          let fields: [String: Any] = [
+            "event": "supervisor", "action": "restart", "reason": "back-off", "restart": restart.number,
+            "delay_ms": Int((restart.delay * 1000).rounded()),
+          ]
           HarnessEvent.append(
-            [
-              "event": "supervisor", "action": "restart", "reason": "back-off", "restart": restart.number,
-              "delay_ms": Int((restart.delay * 1000).rounded()),
-            ], pid: 0, to: eventsPath, source: "kubelet")
+            fields.merging(KubeletLastState.fields(restart.previous)) { $1 }, pid: 0, to: eventsPath, source: "kubelet")
         }
         let pid: pid_t
         do { pid = try launcher.spawn() } catch {

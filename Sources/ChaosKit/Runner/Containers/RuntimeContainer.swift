@@ -67,9 +67,11 @@ final class RuntimeContainer: Sendable {
       ContainerRegistry.shared.remove(self)
       throw Failure(description: "\(runtime.rawValue) bundle: \(error)")
     }
-    // A copy beside the launch's artifacts, for whoever reads a failure.
-    try? FileManager.default.copyItem(
-      atPath: OCIBundle(id: id).directory + "/config.json", toPath: volumes.last! + "/config.json")
+    // A copy beside the launch's artifacts (its folder is the last volume), for whoever reads a failure.
+    if let folder = volumes.last {
+      try? FileManager.default.copyItem(
+        atPath: OCIBundle(id: id).directory + "/config.json", toPath: folder + "/config.json")
+    }
   }
 
   /// `runc run --keep --bundle … <id>`: the process the harness spawns and waits for. `--keep`
