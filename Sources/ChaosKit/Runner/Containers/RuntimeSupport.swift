@@ -28,6 +28,10 @@ enum RuntimeSupport {
       return "\(name) needs root (the runtime makes namespaces, cgroups and a bind mount): run chaos as root, "
         + "or in a privileged container (docker run --privileged; GitHub Actions: container.options: --privileged)"
     }
+    for program in [runtime.rawValue] + (settings.initProcess.map { [$0.rawValue] } ?? [])
+    where RuntimeCommand.find(program) == nil {
+      return "\(name): \(program) is not installed (CI/setup installs it: apt-get install \(program))"
+    }
     guard access(CgroupReader.root, F_OK) == 0 else { return "\(name): no cgroup file system at /sys/fs/cgroup" }
     let folder = "\(OCIBundle.parent)/probe-\(getpid())-\(runtime.rawValue)"
     mkdir(OCIBundle.parent, 0o700)
