@@ -42,6 +42,10 @@ public indirect enum FailpointAction: Sendable, Equatable {
   case smashedStack
   /// Sends SIGKILL to its own process.
   case kill
+  /// Allocates memory and touches it page by page until the kernel's OOM killer ends the
+  /// process (under a cgroup memory limit); past `megabytes` (default 1024) still alive, it
+  /// says so on standard error and exits 1, so a missing limit never takes the whole machine.
+  case oom(megabytes: Int)
   /// Runs the inner action on a fresh background thread, and blocks the caller
   /// until that thread has finished (a fault on it ends the process first).
   case thread(FailpointAction)
@@ -50,7 +54,7 @@ public indirect enum FailpointAction: Sendable, Equatable {
   public static let keywords = [
     "off", "print", "sleep", "delay", "hang", "exit", "return", "segv", "bus", "fpe", "abort",
     "trap", "fatal", "unwrap", "overflow", "oob", "stackoverflow", "smash", "kill",
-    "thread",
+    "thread", "oom",
   ]
 
   /// The action in spec syntax, e.g. `sleep(10)` or `thread(segv)`.
@@ -75,9 +79,13 @@ public indirect enum FailpointAction: Sendable, Equatable {
     case .stackOverflow: "stackoverflow"
     case .smashedStack: "smash"
     case .kill: "kill"
+    case .oom(let megabytes): megabytes == FailpointAction.defaultOOMMegabytes ? "oom" : "oom(\(megabytes))"
     case .thread(let inner): "thread(\(inner.spec))"
     }
   }
+
+  /// How much `oom` allocates at most when the spec gives no bound, in MiB.
+  public static let defaultOOMMegabytes = 1024
 
   /// Whether the action ends the process (directly or on its thread).
   public var isFatal: Bool {

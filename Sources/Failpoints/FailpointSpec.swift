@@ -222,6 +222,12 @@ public enum FailpointSpecParser {
     case "stackoverflow": return try noArgument(.stackOverflow)
     case "smash": return try noArgument(.smashedStack)
     case "kill": return try noArgument(.kill)
+    case "oom":
+      guard let argument else { return .oom(megabytes: FailpointAction.defaultOOMMegabytes) }
+      guard let megabytes = Int(argument.trimmingWhitespace()), megabytes > 0 else {
+        throw fail(argumentStart, "'oom' takes the most MiB to allocate, e.g. oom(512)")
+      }
+      return .oom(megabytes: megabytes)
     default:  // "thread"
       guard let argument, !argument.trimmingWhitespace().isEmpty, let open else {
         throw fail(argumentStart, "'thread' needs an action to run, e.g. thread(segv)")

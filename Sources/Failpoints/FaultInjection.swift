@@ -46,6 +46,7 @@ enum FaultInjection {
     case .stackOverflow: _ = failpointStackOverflow(0)
     case .smashedStack: cf_fault_smashed_stack()
     case .kill: _ = kill(getpid(), SIGKILL)
+    case .oom(let megabytes): failpointOutOfMemory(megabytes: megabytes)
     }
   }
 
@@ -88,4 +89,25 @@ func failpointStackOverflow(_ depth: Int) -> Int {
   withUnsafeMutableBytes(of: &frames) { FaultOperands.sink = $0.baseAddress }
   frame.0 = failpointStackOverflow(depth &+ 1)
   return frame.0 &+ frames.7.7
+}
+
+/// Allocates 1 MiB blocks and writes one byte in each page, so every page is really charged
+/// to the memory cgroup (untouched pages of an allocation cost nothing), until the OOM killer
+/// ends the process; never frees. Past `megabytes`, reports that no limit stopped it and exits 1.
+@inline(never)
+func failpointOutOfMemory(megabytes: Int) {
+  let block = 1 << 20
+  let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+  for _ in 0..<megabytes {
+    guard let memory = malloc(block) else { continue }
+    var offset = 0
+    while offset < block {
+      memory.storeBytes(of: 1, toByteOffset: offset, as: UInt8.self)
+      offset += page
+    }
+    FaultOperands.sink = memory
+  }
+  let message = "failpoint oom: allocated \(megabytes) MiB and was not killed (no memory limit?)\n"
+  _ = message.withCString { write(2, $0, strlen($0)) }
+  exit(1)
 }

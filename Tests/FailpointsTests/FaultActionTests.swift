@@ -26,4 +26,19 @@ final class FaultActionTests: XCTestCase {
       XCTAssertEqual(termination, expected, "task.network=\(action)")
     }
   }
+
+  /// `oom` outside a memory cgroup: it allocates and touches its bound, then says no limit
+  /// stopped it and exits 1, rather than taking the machine (the OOM kill itself, under runc
+  /// with a memory limit, is Scenarios/containers/runc-oom-kill-during-launch-is-counted.yaml).
+  func testOOMWithoutALimitStopsAtItsBound() throws {
+    let directory = TemporaryDirectory()
+    let termination = ChildProcess.run(
+      ChildProcess.product("chaos-target"),
+      environment: [
+        "CHAOS_STATE_DIR": directory.file("state"), "CHAOS_FAILPOINTS": "task.network=oom(32)",
+        "CHAOS_EVENTS": directory.file("events.ndjson"),
+      ],
+      timeout: 20)
+    XCTAssertEqual(termination, .exited(1))
+  }
 }

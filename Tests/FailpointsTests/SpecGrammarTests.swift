@@ -33,6 +33,17 @@ final class SpecGrammarTests: XCTestCase {
     )
   }
 
+  func testOOMTakesAnOptionalBoundInMiB() throws {
+    let actions = try FailpointSpecParser.parse("a=oom;b=oom(64);c=thread(oom(8))").map { $0.terms[0].action }
+    XCTAssertEqual(
+      actions,
+      [.oom(megabytes: FailpointAction.defaultOOMMegabytes), .oom(megabytes: 64), .thread(.oom(megabytes: 8))])
+    XCTAssertEqual(actions.map(\.spec), ["oom", "oom(64)", "thread(oom(8))"])
+    XCTAssertTrue(actions.allSatisfy(\.isFatal))
+    XCTAssertThrowsError(try FailpointSpecParser.parse("a=oom(0)"))
+    XCTAssertThrowsError(try FailpointSpecParser.parse("a=oom(lots)"))
+  }
+
   func testWhitespaceAndEmptyEntriesAreTolerated() throws {
     let specs = try FailpointSpecParser.parse(" task.a = 1*segv ;; task.b=off; ")
     XCTAssertEqual(specs.map(\.name), ["task.a", "task.b"])

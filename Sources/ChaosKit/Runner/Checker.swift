@@ -14,11 +14,17 @@ struct Observation {
   var kubelet: KubeletSpec? = nil
   /// The back-off the kubelet waited before this start.
   var restartDelay: Double? = nil
+  /// The kernel's OOM killer killed it in its container's memory cgroup (`runtime:`).
+  var oomKilled = false
+  /// It ran under a real OCI runtime, which reports a death by signal N as exit status 128 + N.
+  var underRuntime = false
 
   var outcome: Outcome {
     let launched = events.contains { $0.name == "launching_finished" }
+    if oomKilled, end != .timedOut { return .oomKilled }
     // A daemon ended by the harness's stop — gracefully or by the SIGTERM itself — finished.
     if stoppedByHarness, launched, end == .exited(0) || end == .signaled(SIGTERM) { return .finished }
+    if stoppedByHarness, launched, underRuntime, end == .exited(128 + SIGTERM) { return .finished }
     switch end {
     case .timedOut: return .timeout
     case .signaled(SIGKILL): return .killed

@@ -58,6 +58,8 @@ package final class ChildRegistry: Sendable {
       var status: Int32 = 0
       waitpid(group, &status, 0)
     }
+    // Killing `runc run` leaves its container running: the runtime removes those.
+    ContainerRegistry.shared.removeAll()
     return groups.count
   }
 }

@@ -140,6 +140,8 @@ package struct ProcessLauncher {
       if reaped == pid { break }
       if reaped < 0 && errno != EINTR { break }
       if MonotonicClock.nanoseconds() > deadline {
+        // A container dies through its runtime first (`runc kill`); runc itself is then killed.
+        _ = ContainerRegistry.shared.signal(pid, SIGKILL)
         kill(-pid, SIGKILL)
         waitpid(pid, &status, 0)
         ChildRegistry.shared.unregister(pid)

@@ -6,7 +6,8 @@ extension ScenarioRunner {
   func observe(
     _ end: ProcessEnd, pid: pid_t, directory: String, spec: LaunchSpec, number: Int, iteration: Int, process: Int,
     stateDirectory: String, stoppedByHarness: Bool, stoppedEarlier: [pid_t: Int],
-    span: (spawned: UInt64, reaped: UInt64), kubelet: KubeletSpec?, restartDelay: Double?
+    span: (spawned: UInt64, reaped: UInt64), kubelet: KubeletSpec?, restartDelay: Double?,
+    container: RuntimeContainer.Ending? = nil
   ) -> ProcessResult {
     var failures: [ScenarioFailure] = []
     var events: [TargetEvent] = []
@@ -26,7 +27,8 @@ extension ScenarioRunner {
     let backtrace = wantsBacktrace ? crash.map(symbolizer.symbolize) : nil
     let observation = Observation(
       end: end, events: events, crash: crash, backtrace: backtrace, stateDirectory: stateDirectory,
-      stoppedByHarness: stoppedByHarness, kubelet: kubelet, restartDelay: restartDelay)
+      stoppedByHarness: stoppedByHarness, kubelet: kubelet, restartDelay: restartDelay,
+      oomKilled: container?.oomKilled ?? false, underRuntime: container != nil)
     failures += Checker.check(spec.expect, observation)
     failures += Checker.checkStopsNotCounted(stoppedEarlier, observation)
     let fault = events.last { $0.name == "failpoint" }

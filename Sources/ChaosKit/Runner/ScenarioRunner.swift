@@ -33,6 +33,7 @@ public struct ScenarioRunner: Sendable {
       var target = try resolveTarget(scenario)
       try checkFailpointNames(scenario, target: target)
       try checkContainerSupport(scenario)
+      try checkRuntimeSupport(scenario)
       let stateDirectory = workDirectory + "/state"
       // The protocol promises an existing, empty state directory when a scenario starts.
       try FileTree.makeDirectories(stateDirectory)
@@ -52,11 +53,11 @@ public struct ScenarioRunner: Sendable {
             message: "launch \(number), before: \(error.line == 0 ? error.path + ": " : "")\(error.message)")
         }
         for iteration in 1...spec.repeatCount {
-          var restart: (number: Int, delay: Double)?
+          var restart: (number: Int, delay: Double, previous: ProcessResult)?
           if let kubelet = scenario.kubelet, let previous = result.processes.last {
             switch restarts.next(after: previous, spec: kubelet) {
             case .restart(let number, let delay):
-              restart = (number, delay)
+              restart = (number, delay, previous)
               if !KubeletRestarts.sleep(delay) { break launches }
             case .none(let why):
               result.status = .failed
@@ -133,7 +134,9 @@ public struct ScenarioRunner: Sendable {
   /// number; this launch must not count them.
   private func runLaunch(
     _ scenario: Scenario, _ spec: LaunchSpec, number: Int, iteration: Int, target: String, workDirectory: String,
-    stateDirectory: String, stoppedEarlier: [pid_t: Int], restart: (number: Int, delay: Double)?, judge: LaunchJudge?
+    stateDirectory: String, stoppedEarlier: [pid_t: Int],
+    restart: (number: Int, delay: Double, previous: ProcessResult)?,
+    judge: LaunchJudge?
   ) -> [ProcessResult] {
     var label = "launch-\(number)"
     if spec.repeatCount > 1 { label += "-r\(iteration)" }
@@ -144,6 +147,7 @@ public struct ScenarioRunner: Sendable {
     var requestResults: [pid_t: [RequestResult]] = [:]
     var daemonStops: [pid_t: DaemonStop] = [:]
     var kubelets: [pid_t: KubeletSession] = [:]
+    var containers: [pid_t: RuntimeContainer] = [:]
     var results: [ProcessResult] = []
     for process in 1...spec.parallel {
       let directory = workDirectory + "/" + label + (spec.parallel > 1 ? "-p\(process)" : "")
@@ -161,15 +165,30 @@ public struct ScenarioRunner: Sendable {
           executable: target, environment: environment, stdoutPath: directory + "/stdout.txt",
           stderrPath: directory + "/stderr.txt")
         launcher.container = spec.container ?? scenario.container
+        let container = try runtimeContainer(
+          scenario, spec, target: target, environment: environment, stateDirectory: stateDirectory,
+          directory: directory)
+        if let container {
+          launcher = container.launcher(stdoutPath: launcher.stdoutPath, stderrPath: launcher.stderrPath)
+        }
         let eventsPath = directory + "/events.ndjson"
         if let restart {
+          let fields: [String: Any] = [
+            "event": "supervisor", "action": "restart", "reason": "back-off", "restart": restart.number,
+            "delay_ms": Int((restart.delay * 1000).rounded()),
+          ]
           HarnessEvent.append(
-            [
-              "event": "supervisor", "action": "restart", "reason": "back-off", "restart": restart.number,
-              "delay_ms": Int((restart.delay * 1000).rounded()),
-            ], pid: 0, to: eventsPath, source: "kubelet")
+            fields.merging(KubeletLastState.fields(restart.previous)) { $1 }, pid: 0, to: eventsPath, source: "kubelet")
         }
-        let pid = try launcher.spawn()
+        let pid: pid_t
+        do { pid = try launcher.spawn() } catch {
+          container?.finish(nil)
+          throw error
+        }
+        if let container {
+          ContainerRegistry.shared.started(container, pid: pid)
+          containers[pid] = container
+        }
         started.append((pid, directory, process, MonotonicClock.nanoseconds()))
         if let kubelet = scenario.kubelet {
           let session = KubeletSession(
@@ -206,6 +225,7 @@ public struct ScenarioRunner: Sendable {
     }
     // Wait for all; each has its own watchdog deadline measured from its spawn.
     var ends: [pid_t: (ProcessEnd, UInt64)] = [:]
+    var endings: [pid_t: RuntimeContainer.Ending] = [:]
     for child in started {
       var signalled = false
       let elapsed = Double(MonotonicClock.nanoseconds() - child.spawned) / 1e9
@@ -217,11 +237,16 @@ public struct ScenarioRunner: Sendable {
         // `send_signal` waits until the launch's requests are done.
         guard let delivery = spec.sendSignal, !signalled, sessions[child.pid]?.isDone ?? true else { return }
         if EventPeek.contains(delivery.afterEvent, path: child.directory + "/events.ndjson") {
-          kill(child.pid, delivery.signal)
+          if !ContainerRegistry.shared.signal(child.pid, delivery.signal) { kill(child.pid, delivery.signal) }
           signalled = true
         }
       }
       ends[child.pid] = (end, MonotonicClock.nanoseconds())
+      if let container = containers[child.pid] {
+        let ending = container.finish(end)
+        Self.recordEnding(ending, of: container, eventsPath: child.directory + "/events.ndjson")
+        endings[child.pid] = ending
+      }
       supervisors.first { $0.pid == child.pid }?.finish()
       kubelets[child.pid]?.finish()
       if let session = sessions[child.pid] {
@@ -243,7 +268,8 @@ public struct ScenarioRunner: Sendable {
         process: child.process, stateDirectory: stateDirectory,
         stoppedByHarness: daemonStops[child.pid]?.stopped ?? false,
         stoppedEarlier: stoppedEarlier, span: (child.spawned, reaped), kubelet: scenario.kubelet,
-        restartDelay: restart?.delay)
+        restartDelay: restart?.delay, container: endings[child.pid])
+      result.failures += (endings[child.pid]?.problems ?? []).map { ScenarioFailure(.notStarted, $0) }
       if let requests = requestResults[child.pid] {
         result.requests = requests
         result.failures += requests.compactMap { request in

@@ -28,7 +28,8 @@ struct StopEscalation {
     HarnessEvent.append(
       ["event": "supervisor", "action": Signals.name(signal), "reason": reason], pid: pid, to: eventsPath,
       source: source)
-    kill(pid, signal)
+    // A container is stopped through its runtime (`runc kill`), as Docker and the kubelet do.
+    if !ContainerRegistry.shared.signal(pid, signal) { kill(pid, signal) }
     killAt = MonotonicClock.nanoseconds() + UInt64(timeout * 1e9)
   }
 
@@ -38,7 +39,9 @@ struct StopEscalation {
     HarnessEvent.append(
       ["event": "supervisor", "action": "SIGKILL", "reason": "stop-timeout"], pid: pid, to: eventsPath,
       source: source)
-    kill(-pid, SIGKILL)
+    // Through the runtime, the container's PID 1 dies and runc reports 137; killing runc's
+    // group as well would lose that status.
+    if !ContainerRegistry.shared.signal(pid, SIGKILL) { kill(-pid, SIGKILL) }
     self.killAt = .max
   }
 }

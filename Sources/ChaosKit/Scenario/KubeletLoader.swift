@@ -5,7 +5,7 @@ enum KubeletLoader {
   /// Keys allowed in `kubernetes`.
   static let keys = [
     "restart_policy", "backoff", "time_scale", "termination_grace_period", "startup_probe", "liveness_probe",
-    "readiness_probe",
+    "readiness_probe", "runtime", "resources",
   ]
   /// Keys allowed in `kubernetes.backoff`.
   static let backoffKeys = ["initial", "cap", "reset_after"]

@@ -34,6 +34,9 @@ public struct Scenario: Sendable {
   /// The harness plays the kubelet: restarts with back-off between the launches, probes
   /// during each (nil: it does not).
   package var kubelet: KubeletSpec? = nil
+  /// A real OCI runtime for every launch (`runtime:`, `memory:`, `pids:`, `init:`, or those of
+  /// `kubernetes:`); empty: none.
+  package var runtime = RuntimeSettings()
   /// The launches, in order.
   package var launches: [LaunchSpec]
 
@@ -108,6 +111,8 @@ package struct LaunchSpec: Sendable {
   /// Runs this launch as PID 1 of its own namespaces (true) or not (false), overriding the
   /// scenario's `container`; nil: as the scenario says.
   package var container: Bool? = nil
+  /// This launch's runtime keys, over the scenario's.
+  package var runtime = RuntimeSettings()
 }
 
 /// One entry of `requests:`: once the target emitted `afterEvent`, an HTTP request to it or a
@@ -263,6 +268,9 @@ public enum Outcome: String, Sendable, CaseIterable, Encodable {
   case exit
   /// The watchdog killed it.
   case timeout
+  /// The kernel's OOM killer ended it in its container's memory cgroup (`runtime:` with a
+  /// memory limit): exit status 137, what the kubelet reports as `OOMKilled`.
+  case oomKilled = "oom_killed"
 }
 
 /// The mode a launch reports in its `launch` event (protocol field `mode`).

@@ -8,7 +8,7 @@ public enum ScenarioLoader {
   /// Keys allowed at the top of a scenario (kept in step with `Scenarios/scenario.schema.json` by a test).
   public static let scenarioKeys = [
     "name", "description", "timeout", "target", "app", "env", "swift_backtrace", "supervisor", "daemon",
-    "container", "kubernetes", "launches",
+    "container", "kubernetes", "launches", "runtime", "memory", "pids", "init",
   ]
   /// Keys allowed in `supervisor`.
   public static let supervisorKeys = ["notify", "start_timeout", "stop_timeout", "watchdog"]
@@ -17,7 +17,7 @@ public enum ScenarioLoader {
   /// Keys allowed in a launch.
   public static let launchKeys = [
     "failpoints", "app", "env", "repeat", "parallel", "timeout", "before", "send_signal", "expect", "requests",
-    "container",
+    "container", "runtime", "memory", "pids", "init",
   ]
   /// Keys allowed in `expect`.
   public static let expectKeys = [
@@ -94,7 +94,7 @@ public enum ScenarioLoader {
     if launchNodes.isEmpty { throw reader.error(launchesNode, "'launches' must list at least one launch") }
     var launches: [LaunchSpec] = []
     for node in launchNodes { launches.append(try launch(node, reader: reader)) }
-    return Scenario(
+    var scenario = Scenario(
       path: path, name: try reader.string(nameNode, what: "name"),
       description: try top["description"].map { node throws(ScenarioError) in
         try reader.string(node, what: "description")
@@ -115,6 +115,14 @@ public enum ScenarioLoader {
       containerLine: top["container"]?.mark?.line ?? 0,
       kubelet: try kubelet(top, launches: launches, reader: reader),
       launches: launches)
+    scenario.runtime = try RuntimeLoader.settings(top, reader: reader)
+    if let node = top["kubernetes"], case .mapping = node {
+      let pod = try RuntimeLoader.kubernetes(
+        try reader.mapping(node, keys: KubeletLoader.keys, what: "kubernetes"), reader: reader)
+      scenario.runtime = pod.over(scenario.runtime)
+    }
+    try RuntimeLoader.checkRuntimeGiven(scenario)
+    return scenario
   }
 
   private static func launch(_ node: Node, reader: NodeReader) throws(ScenarioError) -> LaunchSpec {
@@ -146,7 +154,7 @@ public enum ScenarioLoader {
           message: "invalid failpoints '\(failpoints)': \(error.message)")
       }
     }
-    return LaunchSpec(
+    var launch = LaunchSpec(
       line: node.mark?.line ?? 0,
       failpoints: failpoints,
       failpointsLine: map["failpoints"]?.mark?.line ?? node.mark?.line ?? 0,
@@ -166,6 +174,8 @@ public enum ScenarioLoader {
         }
       } ?? [],
       container: try map["container"].map { node throws(ScenarioError) in try reader.bool(node, what: "container") })
+    launch.runtime = try RuntimeLoader.settings(map, reader: reader)
+    return launch
   }
 
   static func request(_ node: Node, reader: NodeReader) throws(ScenarioError) -> RequestStep {

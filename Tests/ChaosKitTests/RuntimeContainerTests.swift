@@ -1,0 +1,33 @@
+import ChaosKit
+import Foundation
+import TestSupport
+import XCTest
+
+/// `runtime: runc` where the runtime cannot run: an error naming the line and the cause, never
+/// skipped, never passed, and nothing left behind.
+final class RuntimeContainerTests: XCTestCase {
+  /// Without CAP_SYS_ADMIN (dropped from the bounding set, as in an unprivileged container)
+  /// runc cannot make its mounts and namespaces; as a user other than root it is not tried.
+  func testWithoutPrivilegeItIsAnErrorNamingTheLine() throws {
+    let folder = TemporaryDirectory("runtime-unprivileged")
+    try "name: unprivileged\ntimeout: 5s\nruntime: runc\nlaunches:\n  - expect: { outcome: finished }\n"
+      .write(toFile: folder.file("s.yaml"), atomically: true, encoding: .utf8)
+    let chaos = ChildProcess.spawn(
+      "/usr/bin/setpriv",
+      arguments: [
+        "--bounding-set=-sys_admin", "--inh-caps=-sys_admin", ChildProcess.product("chaos"), "run",
+        folder.file("s.yaml"), "--artifacts", folder.file("artifacts"),
+      ],
+      environment: [:], stdout: folder.file("out.txt"), stderr: folder.file("err.txt"))
+    XCTAssertEqual(ChildProcess.wait(chaos, timeout: 60), .exited(2), "a scenario error exits 2")
+    let output =
+      ((try? String(contentsOfFile: folder.file("out.txt"), encoding: .utf8)) ?? "")
+      + ((try? String(contentsOfFile: folder.file("err.txt"), encoding: .utf8)) ?? "")
+    for needle in ["s.yaml:3:1", "runtime: runc", "--privileged", "scenario errors (could not run): 1"] {
+      XCTAssertTrue(output.contains(needle), "missing '\(needle)' in:\n\(output)")
+    }
+    // The failed probe left no bundle of that harness behind.
+    let bundles = (try? FileManager.default.contentsOfDirectory(atPath: "/run/launchchaos")) ?? []
+    XCTAssertEqual(bundles.filter { $0.hasPrefix("chaos-\(chaos)-") }, [])
+  }
+}
