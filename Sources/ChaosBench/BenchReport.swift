@@ -21,6 +21,8 @@ public struct BenchReport: Codable, Sendable {
   public var firstLaunch: FirstLaunchCost?
   /// The launch path's instructions (callgrind), when valgrind is installed.
   public var instructions: InstructionCounts?
+  /// How long a SIGTERM owner that appears during the launch has SIGTERM before the adoption.
+  public var stopWindow: StopWindowCost?
 
   /// An empty report.
   public init() {}

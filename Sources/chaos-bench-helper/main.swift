@@ -16,6 +16,7 @@ case "--bench-failpoints": FailpointCostBenchmark.run()
 case "--bench-probe": ProbeCostBenchmark.run(arguments: Array(CommandLine.arguments.dropFirst(2)))
 case "--count-launch-path": LaunchPathCount.run(arguments: Array(CommandLine.arguments.dropFirst(2)))
 case "--bench-first-launch": FirstLaunchBenchmark.run(arguments: Array(CommandLine.arguments.dropFirst(2)))
+case "--stop-window": StopWindowProbe.run(arguments: Array(CommandLine.arguments.dropFirst(2)))
 case nil: CrashToReapApp.run()
 case let other?:
   FileHandle.standardError.write(Data("chaos-bench-helper: unknown mode \(other)\n".utf8))

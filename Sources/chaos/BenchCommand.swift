@@ -24,7 +24,9 @@ struct BenchCommand: ParsableCommand {
       two bare pwrites, a pwrite + fdatasync and the pair's system calls alone; \
       crash capture's install with and without prefaulted unwind tables), scheduler (LaunchTasks \
       overhead per task), failpoints (cost of an unconfigured failpoint), probe (an inert \
-      ChaosProbe's cost on launch: declare + attach when CHAOS_EVENTS is unset).
+      ChaosProbe's cost on launch: declare + attach when CHAOS_EVENTS is unset), stop (how long a \
+      SIGTERM owner that appears during the launch has SIGTERM before the organizer adopts it, \
+      idle and with every core busy).
       """)
 
   @Option(parsing: .unconditional, help: "Crashes per fault for the handler-latency section.")
@@ -50,7 +52,8 @@ struct BenchCommand: ParsableCommand {
 
   @Option(
     help:
-      "Comma-separated sections to run (handler, reap, throughput, explore, protection, scheduler, failpoints, probe).")
+      "Comma-separated sections to run (handler, reap, throughput, explore, protection, scheduler, failpoints, probe, stop)."
+  )
   var only: String?
 
   @Option(help: "Scratch directory (a real file system: fsync is measured).")
@@ -73,7 +76,7 @@ struct BenchCommand: ParsableCommand {
 
   func run() throws {
     let sections = Set(
-      (only ?? "handler,reap,throughput,explore,protection,scheduler,failpoints,probe").split(separator: ",").map(
+      (only ?? "handler,reap,throughput,explore,protection,scheduler,failpoints,probe,stop").split(separator: ",").map(
         String.init))
     guard let target = Selection.referenceTarget() else {
       throw ValidationError("chaos-target is not next to chaos; build it: swift build -c release --product chaos")
@@ -138,6 +141,11 @@ struct BenchCommand: ParsableCommand {
       say("inert ChaosProbe")
       report.inertProbe = try HelperBench.inertProbe(helper, runs: 40)
       print(BenchTables.inertProbe(report.inertProbe!))
+    }
+    if sections.contains("stop") {
+      say("stop adoption window")
+      report.stopWindow = try HelperBench.stopWindow(helper, runs: 100, workDirectory: work)
+      print(BenchTables.stopWindow(report.stopWindow!))
     }
     if let json {
       let encoder = JSONEncoder()
