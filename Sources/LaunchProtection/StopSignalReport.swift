@@ -48,8 +48,10 @@ public struct StopSignalReport: Sendable, Equatable, CustomStringConvertible {
     case .ignored:
       "SIGTERM is ignored: call organizer.stopRequested() from whatever stops your app"
     case .dispatchSource, .handler:
-      "a SIGTERM in the moment before this was noticed (at most about 1 ms) would have counted;"
-        + " make your signal source or handler before finishLaunching/launch to close that window"
+      "a SIGTERM that reached this owner before it was adopted (the watcher looks every millisecond,"
+        + " later when every core is busy) was not recorded as a stop; make your signal source or handler"
+        + " before finishLaunching/launch, chain your handler to the one it replaced, or call"
+        + " organizer.stopRequested() from your shutdown path to close that window"
     case .signalfd(let descriptor):
       "SIGTERM is read through signalfd \(descriptor): call organizer.stopRequested() where you read it"
     }
