@@ -1,5 +1,10 @@
 import CCrashCapture
-import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
 
 /// Why crash capture could not be installed.
 public struct CrashCaptureError: Error, CustomStringConvertible {

@@ -1,4 +1,14 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
 
 /// Where this process's launch stands, for health endpoints, probes and metrics: a snapshot
 /// of the organizer's state taken under its lock (no I/O), cheap to read from any thread.
