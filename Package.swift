@@ -38,7 +38,9 @@ let package = Package(
     .target(
       name: "CCrashCapture",
       dependencies: ["CLibunwind"],
-      linkerSettings: [.linkedLibrary("dl")]
+      // Before glibc 2.34 (Ubuntu 20.04, Amazon Linux 2) dlopen and the pthread calls are in
+      // libdl and libpthread, not libc (CI/glibc-check links against glibc 2.31).
+      linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]
     ),
     .target(name: "CFailpointFaults"),
     .target(name: "Failpoints", dependencies: ["CFailpointFaults"]),
