@@ -22,6 +22,9 @@ public struct BenchReport: Codable, Sendable {
   /// The launch path's instructions (callgrind), when valgrind is installed.
   public var instructions: InstructionCounts?
 
+  /// The protected program against a FoundationEssentials hello: sizes, start-to-exit, RSS.
+  public var wholeProcess: WholeProcessBenchmark.Report?
+
   /// An empty report.
   public init() {}
 }
