@@ -9,6 +9,15 @@
 #define LCC_STRINGIFY2(x) #x
 #define LCC_STRINGIFY(x) LCC_STRINGIFY2(x)
 
+#if defined(__aarch64__)
+// libunwind's aarch64 header makes unw_tdep_getcontext inline assembly (it stores the registers
+// into the ucontext_t), not a library function: there is no symbol to look up. The context it
+// takes is this function's, one frame below the caller's, which a walk steps out of.
+__attribute__((noinline)) static int aarch64_getcontext(unw_context_t *context) {
+  return unw_tdep_getcontext(context);
+}
+#endif
+
 int lcc_unwinder_load(lcc_unwinder *out, char *error, size_t error_size) {
   // RTLD_LOCAL: libunwind's own _Unwind_* and backtrace stay out of the global scope, so
   // the Swift runtime and C++ exceptions keep using the toolchain's unwinder.
@@ -22,7 +31,11 @@ int lcc_unwinder_load(lcc_unwinder *out, char *error, size_t error_size) {
   out->init_local = (int (*)(unw_cursor_t *, unw_context_t *))dlsym(library, LCC_STRINGIFY(unw_init_local));
   out->step = (int (*)(unw_cursor_t *))dlsym(library, LCC_STRINGIFY(unw_step));
   out->get_reg = (int (*)(unw_cursor_t *, unw_regnum_t, unw_word_t *))dlsym(library, LCC_STRINGIFY(unw_get_reg));
+#if defined(__aarch64__)
+  out->getcontext = aarch64_getcontext;
+#else
   out->getcontext = (int (*)(unw_context_t *))dlsym(library, LCC_STRINGIFY(unw_tdep_getcontext));
+#endif
   lcc_unwinder_hook_imports(library);
   // Optional: without them libunwind finds the tables itself, only more slowly.
   out->register_dynamic = (void (*)(unw_dyn_info_t *))dlsym(library, "_U_dyn_register");

@@ -24,6 +24,9 @@ public struct BenchReport: Codable, Sendable {
   /// How long a SIGTERM owner that appears during the launch has SIGTERM before the adoption.
   public var stopWindow: StopWindowCost?
 
+  /// The protected program against a FoundationEssentials hello: sizes, start-to-exit, RSS.
+  public var wholeProcess: WholeProcessBenchmark.Report?
+
   /// An empty report.
   public init() {}
 }

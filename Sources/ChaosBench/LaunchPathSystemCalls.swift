@@ -27,7 +27,7 @@ struct LaunchPathSystemCalls {
   /// into the other.
   func replayPair() {
     var random = (UInt64(0), UInt64(0))
-    withUnsafeMutableBytes(of: &random) { arc4random_buf($0.baseAddress!, 16) }
+    _ = withUnsafeMutableBytes(of: &random) { lcc_random_bytes($0.baseAddress!, 16) }
     _ = lcc_current_thread_id()
     update(slotOffset: 0, lookForMarker: true)
     update(slotOffset: 4096, lookForMarker: false)

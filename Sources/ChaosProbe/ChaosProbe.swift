@@ -1,8 +1,13 @@
 import Failpoints
-import Foundation
 import LaunchProtection
 import LaunchTasks
 import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
 
 /// The in-app half of the chaos protocol (`Docs/Protocol.md`): a few lines turn an app that
 /// uses LaunchProtection (and optionally LaunchTasks) into a target `chaos run` can drive.
@@ -51,8 +56,7 @@ public enum ChaosProbe {
   /// The protection state directory: `CHAOS_STATE_DIR` under the harness (which checks the
   /// state there), `fallback` otherwise.
   public static func stateDirectory(default fallback: String) -> String {
-    guard request.isActive, let directory = ProcessInfo.processInfo.environment["CHAOS_STATE_DIR"],
-      !directory.isEmpty
+    guard request.isActive, let directory = environment("CHAOS_STATE_DIR"), !directory.isEmpty
     else { return fallback }
     return directory
   }
@@ -178,12 +182,11 @@ public enum ChaosProbe {
   static let state = Mutex(State())
 
   private static func configureFailpoints(_ registry: FailpointRegistry, declared: [String]) {
-    let environment = ProcessInfo.processInfo.environment
-    if let seed = environment["CHAOS_SEED"], !seed.isEmpty {
+    if let seed = environment("CHAOS_SEED"), !seed.isEmpty {
       guard let value = UInt64(seed) else { fail("invalid CHAOS_SEED '\(seed)': expected an unsigned integer") }
       registry.seed(value)
     }
-    let spec = environment["CHAOS_FAILPOINTS"] ?? ""
+    let spec = environment("CHAOS_FAILPOINTS") ?? ""
     registry.declare(declared)
     do {
       try registry.configure(spec)
@@ -194,8 +197,12 @@ public enum ChaosProbe {
 
   /// One line on stderr, then exit 2: a target must not run a launch the scenario did not ask for.
   static func fail(_ message: String) -> Never {
-    let program = URL(fileURLWithPath: CommandLine.arguments.first ?? "target").lastPathComponent
-    FileHandle.standardError.write(Data("\(program): \(message)\n".utf8))
+    let program = (CommandLine.arguments.first ?? "target").split(separator: "/").last.map(String.init) ?? "target"
+    let line = Array("\(program): \(message)\n".utf8)
+    _ = line.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
     exit(2)
   }
+
+  /// The environment variable `name`, or nil when unset.
+  private static func environment(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
 }

@@ -1,5 +1,10 @@
 import Failpoints
-import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
 
 /// Appends protocol events (NDJSON) to `CHAOS_EVENTS`, one `write(2)` per line, so a crash
 /// can cut the log only between lines — never through an earlier one.
@@ -14,7 +19,7 @@ final class EventLog: Sendable {
   }
 
   /// The `failpoint` event, formatted by hand: it is written between the fault's timestamp and
-  /// the fault itself, so it must cost microseconds, not a JSONSerialization round trip.
+  /// the fault itself, so it must cost microseconds, not a round trip through a dictionary.
   func emitFailpoint(name: String, action: String, t: UInt64) {
     var line = "{\"action\":" + Self.quoted(action) + ",\"event\":\"failpoint\",\"name\":" + Self.quoted(name)
     line += ",\"pid\":\(getpid()),\"t\":\(t)}\n"
@@ -27,22 +32,56 @@ final class EventLog: Sendable {
       switch scalar {
       case "\"": result += "\\\""
       case "\\": result += "\\\\"
-      case _ where scalar.value < 0x20: result += String(format: "\\u%04x", scalar.value)
+      case _ where scalar.value < 0x20:
+        let hex = String(scalar.value, radix: 16)
+        result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
       default: result.unicodeScalars.append(scalar)
       }
     }
     return result + "\""
   }
 
-  /// Writes `{"event": name, "pid": …, "t": …, fields…}` as one line.
+  /// Writes `{"event": name, "pid": …, "t": …, fields…}` as one line (nothing when a field
+  /// value is not one `json(_:)` writes).
   func emit(_ name: String, _ fields: [String: Any] = [:], t: UInt64? = nil) {
     var object = fields
     object["event"] = name
     object["pid"] = Int(getpid())
     object["t"] = t ?? MonotonicClock.nanoseconds()
-    guard var data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return }
-    data.append(0x0A)
-    writeLine(Array(data))
+    guard let line = Self.json(object) else { return }
+    writeLine(Array((line + "\n").utf8))
+  }
+
+  /// `value` as JSON text, keys sorted (as `JSONSerialization` with `.sortedKeys` wrote the
+  /// events before): strings, booleans, integers, finite floating-point numbers, arrays and
+  /// string-keyed dictionaries of these; nil for anything else.
+  static func json(_ value: Any) -> String? {
+    switch value {
+    case let text as String: return quoted(text)
+    case let flag as Bool: return flag ? "true" : "false"
+    case let number as any BinaryInteger: return "\(number)"
+    case let number as Double: return number.isFinite ? "\(number)" : nil
+    case let number as Float: return number.isFinite ? "\(number)" : nil
+    case let object as [String: Any]:
+      var members: [String] = []
+      for key in object.keys.sorted() {
+        guard let member = json(object[key]!) else { return nil }
+        members.append(quoted(key) + ":" + member)
+      }
+      return "{" + members.joined(separator: ",") + "}"
+    case let array as [Any]:
+      var elements: [String] = []
+      for element in array {
+        guard let text = json(element) else { return nil }
+        elements.append(text)
+      }
+      return "[" + elements.joined(separator: ",") + "]"
+    default:
+      // `[String: any Sendable]` and `[any Sendable]` do not match the cases above.
+      if let object = value as? [String: any Sendable] { return json(object as [String: Any]) }
+      if let array = value as? [any Sendable] { return json(array as [Any]) }
+      return nil
+    }
   }
 
   /// One write(2) per line (retrying a short write), so lines never interleave mid-way.

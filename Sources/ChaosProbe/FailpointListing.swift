@@ -1,5 +1,10 @@
 import Failpoints
-import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
 
 /// `CHAOS_LIST_FAILPOINTS=1`: the declared failpoints as one JSON object on stdout, so the
 /// harness can check scenarios against the target (and `chaos explore` can aim at them).
@@ -18,9 +23,14 @@ enum FailpointListing {
       "phases": allPhases,
       "accepts_app": acceptsApp,
     ]
-    var data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
-    data.append(0x0A)
-    FileHandle.standardOutput.write(data)
+    let line = Array(((EventLog.json(object) ?? "{}") + "\n").utf8)
+    var written = 0
+    while written < line.count {
+      let count = line.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress! + written, $0.count - written) }
+      if count < 0, errno == EINTR { continue }
+      if count <= 0 { break }
+      written += count
+    }
     exit(0)
   }
 

@@ -1,5 +1,16 @@
 import CCrashCapture
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
 
 /// Reads the crash reports the handler dropped in the state directory, turning each into a
 /// `CrashCause` for the next launch, and removes them once used.
@@ -63,23 +74,31 @@ enum CrashReports {
   private static let prefixBytes = Array(CrashCapture.reportPrefix.utf8)
   private static let suffixBytes = Array(".json".utf8)
 
+  /// The cause a report gives, read with the state file's JSON parser (the report is one JSON
+  /// line; a field that is absent or of another type is left out, a file that is not JSON gives
+  /// nil); its time is the file's modification time.
   static func parse(path: String) -> CrashCause? {
-    guard let data = FileManager.default.contents(atPath: path),
-      let line = data.split(separator: 0x0A).first,
-      let object = (try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any],
-      let signal = object["signal_name"] as? String
+    guard case .success(let contents?) = DurableFile.read(path),
+      let line = contents.split(separator: 0x0A, maxSplits: 1).first,
+      let report = try? StateJSON.Document(Array(line)),
+      let signal = report.lenientString(report.rootMember("signal_name"))
     else { return nil }
-    let thread = (object["thread"] as? Int).map(String.init) ?? "?"
-    let name = (object["thread_name"] as? String) ?? ""
-    let main = (object["main_thread"] as? Bool) == true ? "main thread" : "thread \(thread) \(name)"
-    let frames = ((object["frames"] as? [String]) ?? []).prefix(5).joined(separator: " ")
-    let attributes = try? FileManager.default.attributesOfItem(atPath: path)
-    let modified = (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? Date().timeIntervalSince1970
+    func field(_ key: StaticString) -> Int? { report.rootMember(key) }
+    let thread = report.lenientInteger(field("thread"), as: Int.self).map(String.init) ?? "?"
+    let name = report.lenientString(field("thread_name")) ?? ""
+    let main = report.lenientBoolean(field("main_thread")) == true ? "main thread" : "thread \(thread) \(name)"
+    let frames = (report.lenientStrings(field("frames")) ?? []).prefix(5).joined(separator: " ")
+    let code = report.lenientInteger(field("code"), as: Int.self) ?? 0
+    let address = report.lenientString(field("addr")) ?? "?"
+    var info = stat()
+    let modified =
+      stat(path, &info) == 0
+      ? Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9 : Date().timeIntervalSince1970
     return CrashCause(
-      type: (object["cause"] as? String) ?? signal,
-      detail:
-        "\(main), code \(object["code"] as? Int ?? 0), addr \(object["addr"] as? String ?? "?"), top frames \(frames)",
-      pid: (object["pid"] as? Int).map { Int32($0) }, afterLaunch: (object["after_launch"] as? Bool) ?? false,
-      recordedAt: modified)
+      type: report.lenientString(field("cause")) ?? signal,
+      detail: "\(main), code \(code), addr \(address), top frames \(frames)",
+      pid: report.lenientInteger(field("pid"), as: Int32.self),
+      afterLaunch: report.lenientBoolean(field("after_launch")) ?? false, recordedAt: modified)
   }
+
 }

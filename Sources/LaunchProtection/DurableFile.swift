@@ -1,5 +1,10 @@
 import Failpoints
-import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
 
 /// The two ways the store puts bytes on disk, both crash-consistent against process death:
 /// replacing the whole file (temp file + rename, with fsyncs when asked) and rewriting a range
@@ -36,7 +41,7 @@ enum DurableFile {
     /// The contents; nil when there is no file.
     var bytes: [UInt8]?
 
-    func close() { if fd >= 0 { _ = Glibc.close(fd) } }
+    func close() { if fd >= 0 { _ = closeDescriptor(fd) } }
   }
 
   /// Opens `path` read-write (read-only when writing is refused) and reads it whole.
@@ -72,7 +77,7 @@ enum DurableFile {
     let first = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
       count = 0
       var read = -1
-      repeat { read = Glibc.read(fd, buffer.baseAddress!, buffer.count) } while read < 0 && errno == EINTR
+      repeat { read = readDescriptor(fd, buffer.baseAddress!, buffer.count) } while read < 0 && errno == EINTR
       if read < 0 { code = errno } else { count = read }
     }
     if code != 0 { return .failure(Failure(operation: "read", errno: code)) }
@@ -96,7 +101,7 @@ enum DurableFile {
       let chunk = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
         count = 0
         while count < buffer.count {
-          let read = Glibc.read(fd, buffer.baseAddress! + count, buffer.count - count)
+          let read = readDescriptor(fd, buffer.baseAddress! + count, buffer.count - count)
           if read < 0 {
             if errno == EINTR { continue }
             code = errno
@@ -198,4 +203,11 @@ enum DurableFile {
     }
     return nil
   }
+}
+
+// The C library's `close` and `read` by names of their own: `Opened.close()` and the locals
+// named `read` hide the global functions, and a `Glibc.` prefix would not build against musl.
+private func closeDescriptor(_ fd: Int32) -> Int32 { close(fd) }
+private func readDescriptor(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+  read(fd, buffer, count)
 }

@@ -1,5 +1,10 @@
-import Foundation
 import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
 
 /// Sees `exit(status)` through glibc's `on_exit`, which (unlike `atexit`) is told the status:
 /// `exit(0)` during launch is a clean exit and must not count; a non-zero status is left

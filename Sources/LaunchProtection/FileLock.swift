@@ -1,5 +1,10 @@
 import Failpoints
-import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
 
 /// An advisory `flock` on a separate lock file, so atomic renames of the state file never
 /// swap the locked inode out from under another process.

@@ -1,5 +1,10 @@
 import Failpoints
-import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
 
 extension LaunchOrganizer {
   /// How the organizer persists and filters.

@@ -1,6 +1,12 @@
 import CCrashCapture
-import Foundation
+import Dispatch
 import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
 
 /// The launch deadline's timer: armed when a phase starts (launch, repair, relaunch),
 /// disarmed by the next phase, `launchingFinished()` or a stop request. It runs on a thread of

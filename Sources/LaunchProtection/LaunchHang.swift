@@ -1,5 +1,16 @@
 import CCrashCapture
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
 
 /// What happens when the launch deadline passes: the hang is recorded, every thread's stack
 /// written, and the process ended by SIGABRT whatever thread runs the phase and whatever

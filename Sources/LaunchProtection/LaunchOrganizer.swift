@@ -1,7 +1,18 @@
 import CCrashCapture
 import Failpoints
-import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
 
 /// What a repair is told when protect mode starts.
 public struct ProtectContext: Sendable {
@@ -300,16 +311,17 @@ public final class LaunchOrganizer: Sendable {
 
 extension LaunchOrganizer {
   /// A random (version 4) UUID in the uppercase form `UUID().uuidString` gave, from the
-  /// kernel: glibc's `arc4random_buf`, one `getrandom` of 16 bytes (the system generator makes
-  /// one per 8), where Foundation's UUID opens and reads /dev/urandom.
+  /// kernel: one `getrandom` of 16 bytes (glibc 2.25, musl 1.1.20; not glibc 2.36's
+  /// `arc4random_buf`, which Ubuntu 22.04, RHEL 9 and Amazon Linux lack), where Foundation's
+  /// UUID opens and reads /dev/urandom. The standard generator when `getrandom` fails (a
+  /// kernel before 3.17, a seccomp filter that refuses it).
   static func randomLaunchID() -> String {
-    #if canImport(Glibc)
-      var bytes = [UInt8](repeating: 0, count: 16)
-      bytes.withUnsafeMutableBytes { arc4random_buf($0.baseAddress!, 16) }
-    #else
+    var bytes = [UInt8](repeating: 0, count: 16)
+    let filled = bytes.withUnsafeMutableBytes { lcc_random_bytes($0.baseAddress!, 16) }
+    if filled != 16 {
       var generator = SystemRandomNumberGenerator()
-      var bytes = withUnsafeBytes(of: (generator.next() as UInt64, generator.next() as UInt64)) { Array($0) }
-    #endif
+      bytes = withUnsafeBytes(of: (generator.next() as UInt64, generator.next() as UInt64)) { Array($0) }
+    }
     bytes[6] = bytes[6] & 0x0F | 0x40  // version 4
     bytes[8] = bytes[8] & 0x3F | 0x80  // RFC 4122 variant
     let hex = Array("0123456789ABCDEF".utf8)

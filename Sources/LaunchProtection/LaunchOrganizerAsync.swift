@@ -1,5 +1,10 @@
 import Dispatch
-import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
 
 /// What `launch(policy:repair:)` returns: the code after the `await` is the launch.
 public enum LaunchOutcome: Sendable, Equatable {

@@ -1,5 +1,16 @@
 import CCrashCapture
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
 
 /// The phases of a launch, shared by the closure API and the async API: the decision with its
 /// durable sentinel, the repair, the relaunch. Each phase arms the launch deadline.

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
 
 /// The persisted protection state: one small versioned JSON file.
 public struct LaunchState: Codable, Sendable, Equatable {

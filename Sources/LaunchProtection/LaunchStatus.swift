@@ -1,4 +1,14 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
 
 /// Where this process's launch stands, for health endpoints, probes and metrics: a snapshot
 /// of the organizer's state taken under its lock (no I/O), cheap to read from any thread.
@@ -106,8 +116,23 @@ public struct LaunchStatus: Sendable, Equatable, CustomStringConvertible {
     if let level { parts[0] += " level \(level)" + (levelName.map { " (\($0))" } ?? "") }
     parts.append("count \(count)")
     if let lastCause { parts.append("last cause \(lastCause)") }
-    parts.append("since \(since.formatted(.iso8601))")
+    parts.append("since \(Self.iso8601(since))")
     return parts.joined(separator: ", ")
+  }
+
+  /// `date` in UTC to the second, as `date.formatted(.iso8601)` writes it
+  /// (`2026-11-24T06:35:09Z`), from `gmtime_r`: the format style would bring Foundation's
+  /// calendar and time-zone code (about 14 MB) into a static binary.
+  static func iso8601(_ date: Date) -> String {
+    var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+    var parts = tm()
+    guard gmtime_r(&seconds, &parts) != nil else { return "\(date.timeIntervalSince1970)" }
+    func digits(_ value: Int32, _ count: Int) -> String {
+      let text = String(value)
+      return String(repeating: "0", count: max(0, count - text.count)) + text
+    }
+    return digits(parts.tm_year + 1900, 4) + "-" + digits(parts.tm_mon + 1, 2) + "-" + digits(parts.tm_mday, 2) + "T"
+      + digits(parts.tm_hour, 2) + ":" + digits(parts.tm_min, 2) + ":" + digits(parts.tm_sec, 2) + "Z"
   }
 }
 

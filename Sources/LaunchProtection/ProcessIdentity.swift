@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
 
 /// Who a launch is: enough to tell, later and from another process, whether it is still running.
 public struct ProcessIdentity: Sendable, Equatable, Codable {

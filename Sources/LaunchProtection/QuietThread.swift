@@ -1,5 +1,10 @@
 import CCrashCapture
-import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
 
 /// Starts the library's own helper threads (the stop watcher, the launch deadline) with every
 /// asynchronous signal blocked, as libdispatch does for its workers: a process-directed

@@ -1,4 +1,8 @@
-import Glibc
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
 
 /// The bytes of the state file: two fixed-size slots, each a checksummed, sequence-numbered
 /// copy of the state (as LMDB's two meta pages). An update rewrites the older slot in place, so

@@ -178,6 +178,40 @@ extension StateJSON {
       }
     }
 
+    // Lenient lookups, for the crash handler's reports (`CrashReports.parse`): a member that is
+    // absent, null or of another type reads as nil, and a malformed one is skipped, not thrown.
+
+    /// The value node of `key` in the root object; nil when absent or null, or when the root is
+    /// not an object.
+    func rootMember(_ key: StaticString) -> Int? {
+      guard nodes[0].kind == .object, (try? object(at: 0, path: "")) != nil else { return nil }
+      return optional(0, key)
+    }
+
+    /// The string at `index`, or nil.
+    func lenientString(_ index: Int?) -> String? { index.flatMap { try? string($0, path: "") } }
+
+    /// The integer at `index` when it fits `T`, or nil.
+    func lenientInteger<T: FixedWidthInteger>(_ index: Int?, as: T.Type = T.self) -> T? {
+      index.flatMap { try? integer($0, path: "") as T }
+    }
+
+    /// The boolean at `index`, or nil.
+    func lenientBoolean(_ index: Int?) -> Bool? { index.flatMap { try? boolean($0, path: "") } }
+
+    /// The array of strings at `index`; nil when it is not an array or an element is no string.
+    func lenientStrings(_ index: Int?) -> [String]? {
+      guard let index, nodes[index].kind == .array else { return nil }
+      var strings: [String] = []
+      var element = index + 1
+      while element < nodes[index].next {
+        guard let text = lenientString(element) else { return nil }
+        strings.append(text)
+        element = nodes[element].next
+      }
+      return strings
+    }
+
     // Values.
 
     private func string(_ index: Int, path: @autoclosure () -> String) throws(DecodeError) -> String {

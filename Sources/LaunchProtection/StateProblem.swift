@@ -55,4 +55,6 @@ enum ErrnoText {
 
 #if canImport(Glibc)
   import Glibc
+#elseif canImport(Musl)
+  import Musl
 #endif

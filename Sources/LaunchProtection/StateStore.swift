@@ -1,6 +1,17 @@
 import Failpoints
-import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
 
 /// Reads and durably updates the protection state file of one directory.
 ///
@@ -130,12 +141,21 @@ public final class StateStore: Sendable {
   private func createDirectory(_ problems: inout [StateProblem]) {
     if mkdir(directory, 0o755) != 0, errno != EEXIST {
       let code = errno
-      if code != ENOENT
-        || (try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)) == nil
-      {
+      if code != ENOENT || !Self.makeDirectories(directory) {
         problems.append(.writeFailed(path: directory, operation: "mkdir", errno: code))
       }
     }
+  }
+
+  /// `mkdir -p`: each missing directory of `path`, parents first, with mode 0777 less the
+  /// umask (as `FileManager.createDirectory(withIntermediateDirectories:)` made them).
+  private static func makeDirectories(_ path: String) -> Bool {
+    var prefix = path.hasPrefix("/") ? "" : "."
+    for component in path.split(separator: "/") {
+      prefix += "/" + component
+      if mkdir(prefix, 0o777) != 0, errno != EEXIST { return false }
+    }
+    return true
   }
 
   /// In `.processCrash` mode, an existing slotted file takes the new state in its older slot,

@@ -1,7 +1,19 @@
 import CCrashCapture
+import Dispatch
 import Failpoints
-import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
 
 extension LaunchOrganizer {
   /// A stop was requested during the launch (a clean shutdown): recorded durably in this

@@ -1,4 +1,14 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
 
 /// Who receives SIGTERM during the launch, reported once (``LaunchOrganizer/addStopSignalObserver(_:)``)
 /// when it is not the usual case: SIGTERM ignored, read by a consumer the organizer cannot see,

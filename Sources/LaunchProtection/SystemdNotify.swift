@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
 
 /// systemd's notify protocol, spoken directly (no libsystemd): one datagram per message to the
 /// Unix socket named by `NOTIFY_SOCKET` (a path, or `@name` for the abstract namespace).

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
 
 /// A Unix socket address as systemd writes one in `NOTIFY_SOCKET`: a path, or `@name` for the
 /// abstract namespace (a leading NUL, no terminator counted in the length).

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
 
 /// A file mapped into this process, with the bias between its ELF addresses and memory.
 struct LoadedImage {
@@ -10,13 +14,16 @@ enum LoadedImages {
   /// Images from `/proc/self/maps`: for each file, its mapping at file offset 0 gives the
   /// load bias (mapping start minus the first PT_LOAD's page-aligned virtual address).
   static func current() -> [LoadedImage] {
-    guard let maps = try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8) else { return [] }
+    guard let bytes = ELFImage.contents("/proc/self/maps") else { return [] }
+    let maps = String(decoding: bytes, as: UTF8.self)
     var seen = Set<String>()
     var images: [LoadedImage] = []
     for line in maps.split(separator: "\n") {
       let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
       guard fields.count == 6, fields[2] == "00000000" || UInt64(fields[2], radix: 16) == 0 else { continue }
-      let path = fields[5].trimmingCharacters(in: .whitespaces)
+      // The path column is padded with spaces (trimmed at both ends, as before).
+      let isBlank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+      let path = String(fields[5].drop(while: isBlank).reversed().drop(while: isBlank).reversed())
       guard path.hasPrefix("/"), !seen.contains(path),
         let start = UInt(fields[0].split(separator: "-")[0], radix: 16),
         let firstLoad = ELFImage.firstLoadAddress(path)
@@ -35,32 +42,62 @@ enum ELFImage {
     var size: UInt64
   }
 
-  private static func read(_ handle: FileHandle, at offset: UInt64, count: Int) -> Data? {
-    guard (try? handle.seek(toOffset: offset)) != nil else { return nil }
-    guard let data = try? handle.read(upToCount: count), data.count == count else { return nil }
-    return data
+  /// `count` bytes at `offset` of the open file `fd`; nil when fewer are there.
+  private static func read(_ fd: Int32, at offset: UInt64, count: Int) -> [UInt8]? {
+    guard offset <= UInt64(Int64.max) else { return nil }
+    var failed = false
+    let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, filled in
+      filled = 0
+      while filled < count {
+        let got = pread(fd, buffer.baseAddress! + filled, count - filled, off_t(offset) + off_t(filled))
+        if got < 0, errno == EINTR { continue }
+        if got <= 0 {
+          failed = true
+          return
+        }
+        filled += got
+      }
+    }
+    return failed ? nil : bytes
   }
 
-  private static func integer<T: FixedWidthInteger>(_ data: Data, _ offset: Int, as: T.Type) -> T {
+  /// A whole file read to its end (`/proc/self/maps`, whose size `stat` does not give).
+  static func contents(_ path: String) -> [UInt8]? {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 16 << 10)
+    while true {
+      let got = chunk.withUnsafeMutableBytes { readDescriptor(fd, $0.baseAddress!, $0.count) }
+      if got < 0, errno == EINTR { continue }
+      if got < 0 { return nil }
+      if got == 0 { return bytes }
+      bytes += chunk[..<got]
+    }
+  }
+
+  private static func integer<T: FixedWidthInteger>(_ data: [UInt8], _ offset: Int, as: T.Type) -> T {
     data.withUnsafeBytes { T(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: T.self)) }
   }
 
   /// The ELF64 little-endian header, or nil for anything else.
-  private static func header(_ handle: FileHandle) -> Data? {
-    guard let header = read(handle, at: 0, count: 64), header.starts(with: [0x7F, 0x45, 0x4C, 0x46]),
+  private static func header(_ fd: Int32) -> [UInt8]? {
+    guard let header = read(fd, at: 0, count: 64), header.starts(with: [0x7F, 0x45, 0x4C, 0x46]),
       header[4] == 2, header[5] == 1
     else { return nil }
     return header
   }
 
   static func firstLoadAddress(_ path: String) -> UInt? {
-    guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-    defer { try? handle.close() }
-    guard let header = header(handle) else { return nil }
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    guard let header = header(fd) else { return nil }
     let programOffset = integer(header, 32, as: UInt64.self)
     let entrySize = Int(integer(header, 54, as: UInt16.self))
     let count = Int(integer(header, 56, as: UInt16.self))
-    guard entrySize >= 56, let table = read(handle, at: programOffset, count: entrySize * count) else { return nil }
+    guard entrySize >= 56, let table = read(fd, at: programOffset, count: entrySize * count) else { return nil }
     for index in 0..<count where integer(table, index * entrySize, as: UInt32.self) == 1 {  // PT_LOAD
       return UInt(integer(table, index * entrySize + 16, as: UInt64.self))  // p_vaddr
     }
@@ -68,19 +105,20 @@ enum ELFImage {
   }
 
   static func section(named name: String, in path: String) -> Section? {
-    guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-    defer { try? handle.close() }
-    guard let header = header(handle) else { return nil }
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    guard let header = header(fd) else { return nil }
     let sectionOffset = integer(header, 40, as: UInt64.self)
     let entrySize = Int(integer(header, 58, as: UInt16.self))
     let count = Int(integer(header, 60, as: UInt16.self))
     let namesIndex = Int(integer(header, 62, as: UInt16.self))
     guard entrySize >= 64, count > 0, namesIndex < count,
-      let table = read(handle, at: sectionOffset, count: entrySize * count)
+      let table = read(fd, at: sectionOffset, count: entrySize * count)
     else { return nil }
     let namesOffset = integer(table, namesIndex * entrySize + 24, as: UInt64.self)
     let namesSize = Int(integer(table, namesIndex * entrySize + 32, as: UInt64.self))
-    guard namesSize < 16 << 20, let names = read(handle, at: namesOffset, count: namesSize) else { return nil }
+    guard namesSize < 16 << 20, let names = read(fd, at: namesOffset, count: namesSize) else { return nil }
     let wanted = Array(name.utf8) + [0]
     for index in 0..<count {
       let base = index * entrySize
@@ -93,4 +131,9 @@ enum ELFImage {
     }
     return nil
   }
+}
+
+// The C library's `read` by a name of its own: inside `ELFImage` its `read(_:at:count:)` hides it.
+private func readDescriptor(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+  read(fd, buffer, count)
 }

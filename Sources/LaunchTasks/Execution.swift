@@ -1,5 +1,10 @@
 import Failpoints
-import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
 
 /// One run of a workflow: the ready queues, the worker pool and the bookkeeping, all guarded
 /// by one condition lock (tasks are coarse; contention is not the cost that matters here).
@@ -7,7 +12,7 @@ final class Execution: @unchecked Sendable {
   private let graph: TaskGraph
   private let options: Workflow.Options
   private let parameters: SharedParameters
-  private let condition = NSCondition()
+  private let condition = ConditionLock()
   // Guarded by `condition`:
   private var remaining: [Int]
   private(set) var states: [TaskState]
@@ -53,14 +58,14 @@ final class Execution: @unchecked Sendable {
         condition.unlock()
         throw problem
       }
-      _ = condition.wait(until: Date().addingTimeInterval(0.05))
+      condition.wait(untilNanoseconds: ConditionLock.deadline(in: 0.05))
     }
     // Every task settled, so every worker is idle: let them finish, so that when `run` returns
     // no worker of this run is still starting up (its preparer running) or about to exit.
     stopping = true
     condition.broadcast()
-    let patience = Date().addingTimeInterval(1)
-    while exitedWorkers < workerCount, condition.wait(until: patience) {}
+    let patience = ConditionLock.deadline(in: 1)
+    while exitedWorkers < workerCount, condition.wait(untilNanoseconds: patience) {}
     condition.unlock()
   }
 
@@ -102,7 +107,8 @@ final class Execution: @unchecked Sendable {
   }
 
   private func startWorker(_ number: Int) {
-    let thread = Thread { [self] in
+    // A 1 MiB stack, as the `Thread` this was before gave it.
+    startDetachedThread(stackSize: 1 << 20) { [self] in
       options.threadPreparer?()
       CurrentThread.setName("launch-worker-\(number)")
       condition.lock()
@@ -119,8 +125,6 @@ final class Execution: @unchecked Sendable {
       condition.broadcast()
       condition.unlock()
     }
-    thread.stackSize = 1 << 20
-    thread.start()
   }
 
   private func execute(_ index: Int, thread: String) {

@@ -1,4 +1,14 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
 
 /// When each task ran: offsets from the workflow's start, with concurrent tasks on parallel lanes.
 public struct Timeline: Codable, Sendable {
@@ -77,13 +87,33 @@ public struct Timeline: Codable, Sendable {
     }
     let nameWidth = entries.map(\.task.count).max() ?? 0
     for entry in entries {
-      let name = entry.task.padding(toLength: nameWidth, withPad: " ", startingAt: 0)
+      let name = entry.task + String(repeating: " ", count: nameWidth - entry.task.count)
       lines.append(
-        "\(name)  start \(String(format: "%9.1f", entry.startMicroseconds)) µs  duration \(String(format: "%9.1f", entry.durationMicroseconds)) µs  lane \(entry.lane)  \(entry.thread)"
+        "\(name)  start \(Self.format("%9.1f", entry.startMicroseconds)) µs  duration \(Self.format("%9.1f", entry.durationMicroseconds)) µs  lane \(entry.lane)  \(entry.thread)"
       )
     }
-    lines.append("total \(String(format: "%.1f", totalMicroseconds)) µs")
+    lines.append("total \(Self.format("%.1f", totalMicroseconds)) µs")
     return lines.joined(separator: "\n")
+  }
+
+  /// `value` as C's printf `format` (one `%f` conversion) writes it: what `String(format:)`
+  /// gave, without Foundation.
+  private static func format(_ format: StaticString, _ value: Double) -> String {
+    func printed(capacity: Int) -> (bytes: [UInt8], needed: Int) {
+      var buffer = [UInt8](repeating: 0, count: capacity)
+      let needed = withVaList([value]) { arguments in
+        format.utf8Start.withMemoryRebound(to: CChar.self, capacity: format.utf8CodeUnitCount + 1) { text in
+          buffer.withUnsafeMutableBufferPointer { out in
+            out.withMemoryRebound(to: CChar.self) { vsnprintf($0.baseAddress!, $0.count, text, arguments) }
+          }
+        }
+      }
+      return (buffer, Int(needed))
+    }
+    var result = printed(capacity: 64)
+    // A huge value (1e300) needs more than 64 bytes: print again into a buffer that holds it.
+    if result.needed >= 64 { result = printed(capacity: result.needed + 1) }
+    return String(decoding: result.bytes.prefix(max(0, result.needed)), as: UTF8.self)
   }
 
   /// The timeline as JSON.

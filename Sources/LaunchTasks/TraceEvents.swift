@@ -1,4 +1,14 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
 
 extension Timeline {
   /// The timeline in the Trace Event Format that Perfetto (ui.perfetto.dev) and chrome://tracing

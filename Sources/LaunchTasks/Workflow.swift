@@ -1,6 +1,17 @@
 import Failpoints
-import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
 
 /// A launch made of named tasks: built in sequence (`addTask`, `addBlockingTasks`) and/or from
 /// each task's own declarations, validated as a DAG, run with bounded concurrency.

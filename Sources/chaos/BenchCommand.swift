@@ -52,7 +52,7 @@ struct BenchCommand: ParsableCommand {
 
   @Option(
     help:
-      "Comma-separated sections to run (handler, reap, throughput, explore, protection, scheduler, failpoints, probe, stop)."
+      "Comma-separated sections to run (handler, reap, throughput, explore, protection, scheduler, failpoints, probe, whole-process, stop)."
   )
   var only: String?
 
@@ -76,7 +76,9 @@ struct BenchCommand: ParsableCommand {
 
   func run() throws {
     let sections = Set(
-      (only ?? "handler,reap,throughput,explore,protection,scheduler,failpoints,probe,stop").split(separator: ",").map(
+      (only ?? "handler,reap,throughput,explore,protection,scheduler,failpoints,probe,whole-process,stop").split(
+        separator: ","
+      ).map(
         String.init))
     guard let target = Selection.referenceTarget() else {
       throw ValidationError("chaos-target is not next to chaos; build it: swift build -c release --product chaos")
@@ -141,6 +143,14 @@ struct BenchCommand: ParsableCommand {
       say("inert ChaosProbe")
       report.inertProbe = try HelperBench.inertProbe(helper, runs: 40)
       print(BenchTables.inertProbe(report.inertProbe!))
+    }
+    if sections.contains("whole-process") {
+      guard let package = WholeProcessBenchmark.findPackage(from: "/proc/self/exe") else {
+        throw ValidationError("whole-process: Examples/Footprint not found above chaos or the current directory")
+      }
+      report.wholeProcess = try WholeProcessBenchmark(package: package, pairs: 30, workDirectory: work).run(
+        progress: say)
+      print(BenchTables.wholeProcess(report.wholeProcess!))
     }
     if sections.contains("stop") {
       say("stop adoption window")

@@ -45,6 +45,25 @@ final class CrashReportChoiceTests: XCTestCase {
     XCTAssertEqual(CrashReports.parse(path: worker)?.detail?.hasPrefix("thread 42 io, "), true)
   }
 
+  /// A field of another type than the handler writes is left out, as before (the report was
+  /// read with JSONSerialization and `as?` casts), and a pid beyond Int32 is no pid, not a trap.
+  func testFieldsOfAnotherTypeAreLeftOut() throws {
+    let directory = SimulatedLaunches().stateDirectory
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    let path = directory + "/crash-3-3.json"
+    let line =
+      #"{"signal_name":"SIGABRT","cause":"launch-hang","pid":99999999999,"thread":"x","thread_name":7,"#
+      + #""main_thread":"yes","code":-6,"addr":"0x0","frames":["0x1",2],"after_launch":true}"# + "\n{not json"
+    try Data(line.utf8).write(to: URL(fileURLWithPath: path))
+    let cause = try XCTUnwrap(CrashReports.parse(path: path))
+    XCTAssertEqual(cause.type, "launch-hang", "the cause names the report")
+    XCTAssertNil(cause.pid)
+    XCTAssertEqual(cause.detail, "thread ? , code -6, addr 0x0, top frames ")
+    XCTAssertTrue(cause.afterLaunch)
+    try Data(#"{"signal_name":"SIGSEGV","#.utf8).write(to: URL(fileURLWithPath: path))
+    XCTAssertNil(CrashReports.parse(path: path), "not JSON: no cause")
+  }
+
   /// A crash report is consumed only once what it said is on disk: when the launch's state
   /// write fails, the report stays for the next launch.
   func testAReportStaysWhenTheStateWriteFails() throws {

@@ -141,4 +141,14 @@ final class LaunchStatusTests: XCTestCase {
     XCTAssertEqual(next.status.lastCause, "NSInvalidArgumentException", "read with the state at the launch")
     XCTAssertEqual(next.status.count, 1)
   }
+
+  /// The description's date is written without Foundation's format style, as it wrote it.
+  func testTheDescriptionsDateIsFoundationsISO8601() {
+    let times: [TimeInterval] = [0, 1_764_000_000.75, 951_782_400, 4_102_444_799.999, -86_400.5, 1_700_000_000]
+    for time in times {
+      let date = Date(timeIntervalSince1970: time)
+      let status = LaunchStatus(mode: .finished, count: 0, since: date)
+      XCTAssertTrue(status.description.hasSuffix("since \(date.formatted(.iso8601))"), "\(time): \(status.description)")
+    }
+  }
 }

@@ -79,6 +79,10 @@ int lcc_prepare_all_threads(int timeout_ms);
 /// The calling thread's kernel id (gettid).
 pid_t lcc_current_thread_id(void);
 
+/// Fills `buffer` with `count` random bytes from the kernel (getrandom(2), glibc 2.25: Swift's
+/// Glibc module does not import <sys/random.h>). Returns the bytes written, or -1 with errno.
+long lcc_random_bytes(void *buffer, size_t count);
+
 /// Names the calling thread for the kernel (prctl(PR_SET_NAME); at most 15 bytes are kept), as
 /// /proc, gdb, top and crash records' `thread_name` show it. Not for a signal handler.
 void lcc_name_current_thread(const char *name);

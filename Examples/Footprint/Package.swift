@@ -1,0 +1,31 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// Tiny programs, each linking one LaunchChaos product and nothing else, and a hello that
+// imports FoundationEssentials. CI/foundation-check builds them and fails when one needs a
+// Foundation or ICU library (`objdump -p`); `chaos bench --whole-process` compares the
+// protected program (`protected-launch`) with the hello in size and start-to-exit time.
+let package = Package(
+  name: "Footprint",
+  dependencies: [
+    .package(name: "LaunchChaos", path: "../..")
+  ],
+  targets: [
+    .executableTarget(name: "hello-essentials"),
+    .executableTarget(
+      name: "protected-launch", dependencies: [.product(name: "LaunchProtection", package: "LaunchChaos")]),
+    .executableTarget(name: "uses-launch-tasks", dependencies: [.product(name: "LaunchTasks", package: "LaunchChaos")]),
+    .executableTarget(name: "uses-failpoints", dependencies: [.product(name: "Failpoints", package: "LaunchChaos")]),
+    .executableTarget(name: "uses-chaos-probe", dependencies: [.product(name: "ChaosProbe", package: "LaunchChaos")]),
+    .executableTarget(
+      name: "uses-logging-adapter",
+      dependencies: [.product(name: "LaunchProtectionLogging", package: "LaunchChaos")]),
+    .executableTarget(
+      name: "uses-service-lifecycle-adapter",
+      dependencies: [.product(name: "LaunchProtectionServiceLifecycle", package: "LaunchChaos")]),
+    .executableTarget(
+      name: "uses-metrics-adapter",
+      dependencies: [.product(name: "LaunchProtectionMetrics", package: "LaunchChaos")]),
+  ],
+  swiftLanguageModes: [.v6]
+)
