@@ -56,6 +56,12 @@ enum ScenarioWriter {
       }
       fields.append("events: [\(events.joined(separator: ", "))]")
     }
+    if !expect.noEvents.isEmpty {
+      let events = expect.noEvents.map {
+        $0.fields.isEmpty ? quoted($0.name) : json(.object($0.fields.merging(["event": .string($0.name)]) { $1 }))
+      }
+      fields.append("no_events: [\(events.joined(separator: ", "))]")
+    }
     if let state = expect.state {
       var stateFields: [String] = []
       if let count = state.count { stateFields.append("count: \(count)") }

@@ -105,6 +105,10 @@ package struct ExplorationSequence: Sendable, Equatable {
       expect.outcome = nil
       expect.signal = nil
     }
+    if let life = ContractModel.lifeActionEvents(prediction, app: app) {
+      expect.events = life.events
+      expect.noEvents = life.absent
+    }
     expect.exitCode = prediction.outcome == .exit ? prediction.exitCode : nil
     expect.count = prediction.count
     expect.mode = prediction.mode
