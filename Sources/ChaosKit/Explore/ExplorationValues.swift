@@ -75,6 +75,10 @@ package struct ExplorationStep: Sendable, Equatable {
   package var skip: Int
   /// Processes started at once on the same state directory (`parallel:`).
   package var processes: Int
+  /// Times the launch runs in a row (`repeat:`), each predicted alike: only set on a launch
+  /// that leaves the model's state as it found it (`ExplorationSequence.repeated`), so the
+  /// model steps it once.
+  package var repeatCount = 1
   /// Its failpoint was seen to fire after `launching_finished` (a request handler declared
   /// with the default phase): the model predicts it as a fault after the launch.
   var firedAfterLaunch = false

@@ -26,6 +26,7 @@ enum ScenarioWriter {
         first = false
       }
       if !spec.failpoints.isEmpty { add("failpoints: \(quoted(spec.failpoints))") }
+      if spec.repeatCount > 1 { add("repeat: \(spec.repeatCount)") }
       if spec.parallel > 1 { add("parallel: \(spec.parallel)") }
       if let timeout = spec.timeoutSeconds { add("timeout: \(seconds(timeout))") }
       if !spec.before.isEmpty { add("before: [\(spec.before.map(setup).joined(separator: ", "))]") }

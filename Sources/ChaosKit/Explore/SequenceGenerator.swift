@@ -56,7 +56,8 @@ package struct ExplorationSequence: Sendable, Equatable {
 
   static func launch(_ step: ExplorationStep, _ prediction: Prediction, app: ExplorationApp) -> LaunchSpec {
     var spec = LaunchSpec(
-      line: 0, failpoints: "", failpointsLine: 0, app: nil, environment: [:], repeatCount: 1, parallel: step.processes,
+      line: 0, failpoints: "", failpointsLine: 0, app: nil, environment: [:], repeatCount: step.repeatCount,
+      parallel: step.processes,
       timeoutSeconds: nil, before: [], sendSignal: nil, expect: Expectation())
     switch step.edit {
     case .reboot: spec.before = [.editBootID("explore-rebooted")]
