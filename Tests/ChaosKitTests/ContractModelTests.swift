@@ -1,6 +1,7 @@
-import ChaosKit
 import Foundation
 import XCTest
+
+@testable import ChaosKit
 
 /// The contract model, rule by rule: each test quotes a "What counts" row (LaunchProtection's
 /// documentation) or the protection contract it makes executable.
@@ -26,8 +27,37 @@ final class ContractModelTests: XCTestCase {
       let predictions = run([fault("task.network", kind), clean], threshold2)
       XCTAssertEqual(predictions.map(\.count), [0, 1], "\(kind)")
     }
-    XCTAssertEqual(run([fault("task.network", .hang)], threshold2)[0].outcome, .timeout)
+    // A hang is killed by the harness once its failpoint fired (see below): a SIGKILL, counted.
+    XCTAssertEqual(run([fault("task.network", .hang)], threshold2)[0].outcome, .killed)
     XCTAssertEqual(run([fault("task.network", .kill)], threshold2)[0].outcome, .killed)
+  }
+
+  /// Explore's throughput (issue 45): a hang nothing but the watchdog would end is killed as
+  /// soon as its failpoint fired (`send_signal: SIGKILL after failpoint`), not a second later;
+  /// a hang the launch deadline ends keeps its deadline (that is what it checks), and after
+  /// the launch (where no deadline applies) it is killed at once too. A daemon keeps the watchdog.
+  func testAHangIsKilledOnceSeenUnlessADeadlineEndsIt() throws {
+    let hang = fault("task.network", .hang)
+    let quick = ExplorationSequence(seed: 1, app: threshold2, steps: [hang, clean])
+    let launch = quick.scenario(target: "t", baseApp: nil, path: "s.yaml").launches[0]
+    XCTAssertEqual(launch.sendSignal?.signal, SIGKILL)
+    XCTAssertEqual(launch.sendSignal?.afterEvent, "failpoint")
+    XCTAssertEqual(launch.expect.outcome, .killed)
+    XCTAssertEqual(quick.predictions[1].count, 1, "counted like the watchdog's kill")
+
+    var deadline = threshold2
+    deadline.deadlineSeconds = 0.3
+    let ended = ExplorationSequence(seed: 1, app: deadline, steps: [hang, fault("life.serve", .hang)])
+    let launches = ended.scenario(target: "t", baseApp: nil, path: "s.yaml").launches
+    XCTAssertNil(launches[0].sendSignal, "the deadline ends it")
+    XCTAssertEqual(launches[0].expect.outcome, .crash)
+    XCTAssertEqual(launches[0].expect.signal, SIGABRT)
+    XCTAssertEqual(launches[1].sendSignal?.signal, SIGKILL, "no deadline after the launch")
+    XCTAssertEqual(launches[1].expect.outcome, .killed)
+
+    var daemon = threshold2
+    daemon.daemon = true
+    XCTAssertFalse(ContractModel.killsHangAtOnce(at: "task.network", app: daemon))
   }
 
   /// A failed first write with a dead launch pending: the decision counts it in memory; a

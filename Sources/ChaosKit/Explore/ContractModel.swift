@@ -178,7 +178,7 @@ package struct ContractModel: Sendable, Equatable {
         if !app.ignoresTermination { pendingDead = sentinelWritten ? 1 : 0 }
         return (prediction, false)
       }
-      var end = kind!.end
+      var end = Self.end(of: kind!, at: point, app: app)
       if kind == .hang, app.deadlineSeconds != nil { end = (.crash, SIGABRT, nil) }  // the launch deadline ends it
       prediction.outcome = end.outcome
       prediction.signal = end.signal
@@ -198,7 +198,7 @@ package struct ContractModel: Sendable, Equatable {
         prediction.signal = SIGTERM
       } else if kind != .exitZero {
         // exit(0) after launching_finished is simply a finished launch.
-        let end = kind!.end
+        let end = Self.end(of: kind!, at: point, app: app)
         prediction.outcome = end.outcome
         prediction.signal = end.signal
         prediction.exitCode = end.exitCode
@@ -262,6 +262,23 @@ extension ContractModel {
         EventPattern(name: "life_action", fields: ["mode": .string("protected")]),
       ]
     )
+  }
+
+  /// Whether the harness ends a hang at `point` as soon as its failpoint fired (SIGKILL after
+  /// the `failpoint` event) instead of at the per-launch watchdog: a hang that nothing but the
+  /// watchdog ends shows nothing more by waiting for it ("What counts": a SIGKILL and a
+  /// watchdog kill count alike), and the wait was a third of exploring's time. Not where a
+  /// launch deadline ends it (during the launch, that is what is checked), nor in a daemon
+  /// (its request handlers' points need the workload, which a `send_signal` launch does not make).
+  package static func killsHangAtOnce(at point: String, app: ExplorationApp) -> Bool {
+    !app.daemon && (app.deadlineSeconds == nil || place(of: point, in: app) == .afterLaunch)
+  }
+
+  /// How a process ends when `kind` fires at `point` (a hang: killed at once, or the watchdog).
+  static func end(of kind: FaultKind, at point: String, app: ExplorationApp) -> (
+    outcome: Outcome, signal: Int32?, exitCode: Int32?
+  ) {
+    kind == .hang && killsHangAtOnce(at: point, app: app) ? (.killed, nil, nil) : kind.end
   }
 
   /// Kinds of fault a launch of several processes at once injects: each ends the process at

@@ -74,6 +74,9 @@ package struct ExplorationSequence: Sendable, Equatable {
       // A hang runs into the launch deadline when the target declared one, else the watchdog.
       if kind == .hang {
         spec.timeoutSeconds = app.deadlineSeconds.map { $0 + (app.declared ? 2 : 0.7) } ?? hangTimeout
+        if ContractModel.killsHangAtOnce(at: point, app: app) {
+          spec.sendSignal = SignalDelivery(signal: SIGKILL, afterEvent: "failpoint")
+        }
       }
     case .sigterm(let point):
       spec.failpoints = "\(point)=hang"
