@@ -27,7 +27,7 @@ import LaunchProtection
 ///   "machine_identity": "node-a",
 ///   "notify_ready": true, "repair_time_extension_ms": 90000,
 ///   "handle_exception": {"type": "NSInvalidArgumentException", "detail": "…", "when": "during_launch" | "after_launch"},
-///   "ignore_termination": true, "repair_throws": [1] }
+///   "ignore_termination": true, "ignore_reboots": true, "reset_on_new_binary": true, "repair_throws": [1] }
 /// ```
 struct AppConfiguration: Decodable {
   struct Level: Decodable {
@@ -132,6 +132,11 @@ struct AppConfiguration: Decodable {
   /// `LaunchOrganizer.Configuration.ignoreTermination` (default true: a stop during the
   /// launch is not counted).
   var ignoreTermination: Bool?
+  /// `LaunchOrganizer.Configuration.ignoreReboots` (default true: a launch that died before a
+  /// reboot is not counted).
+  var ignoreReboots: Bool?
+  /// `LaunchOrganizer.Configuration.resetOnNewBinary` (default true: a new executable resets the count).
+  var resetOnNewBinary: Bool?
   /// With `launch_on: async`: the repair throws at these protect levels (from 1); the app
   /// reports the error (`launch_error`) and exits 5, leaving the launch unfinished.
   var repairThrows: [Int]?
@@ -165,6 +170,8 @@ struct AppConfiguration: Decodable {
     case repairTimeExtensionMilliseconds = "repair_time_extension_ms"
     case handleException = "handle_exception"
     case ignoreTermination = "ignore_termination"
+    case ignoreReboots = "ignore_reboots"
+    case resetOnNewBinary = "reset_on_new_binary"
     case repairThrows = "repair_throws"
   }
 

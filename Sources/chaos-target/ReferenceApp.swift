@@ -21,6 +21,8 @@ final class ReferenceApp: Sendable {
     protection.machineIdentity = configuration.machineIdentity
     protection.notifyReady = configuration.notifyReady ?? true
     if let ignoreTermination = configuration.ignoreTermination { protection.ignoreTermination = ignoreTermination }
+    if let ignoreReboots = configuration.ignoreReboots { protection.ignoreReboots = ignoreReboots }
+    if let resetOnNewBinary = configuration.resetOnNewBinary { protection.resetOnNewBinary = resetOnNewBinary }
     if let milliseconds = configuration.repairTimeExtensionMilliseconds {
       protection.repairTimeExtension = .milliseconds(milliseconds)
     }

@@ -60,6 +60,37 @@ final class ContractModelTests: XCTestCase {
     XCTAssertFalse(ContractModel.killsHangAtOnce(at: "task.network", app: daemon))
   }
 
+  /// The filters of "What counts" (`ignoreTermination`, `ignoreReboots`, `resetOnNewBinary`)
+  /// turned off in generated configurations too (the reference app takes them in CHAOS_APP):
+  /// a stop, a reboot or a new binary then changes nothing, and the model predicts so.
+  func testGeneratedConfigurationsTurnFiltersOff() throws {
+    let generator = SequenceGenerator(declared: ["task.ui", "protect.begin", "life.*"])
+    let apps = (0..<300).map { generator.sequence(seed: 3, index: $0).app }
+    for (name, off) in [
+      ("ignore_termination", apps.filter { !$0.ignoresTermination }),
+      ("ignore_reboots", apps.filter { !$0.ignoresReboots }),
+      ("reset_on_new_binary", apps.filter { !$0.resetsOnNewBinary }),
+    ] {
+      XCTAssertGreaterThan(off.count, 20, name)
+      guard case .object(let fields) = try XCTUnwrap(off.first).json else { return XCTFail(name) }
+      XCTAssertEqual(fields[name], .bool(false), name)
+    }
+    XCTAssertNil(
+      { if case .object(let fields) = threshold2.json { fields["ignore_termination"] } else { nil } }(),
+      "defaults are not sent")
+    var app = threshold2
+    app.ignoresTermination = false
+    app.ignoresReboots = false
+    app.resetsOnNewBinary = false
+    let stop = ExplorationStep(edit: nil, action: .sigterm(point: "task.network"))
+    XCTAssertEqual(run([stop, clean], app).map(\.count), [0, 1], "a stop counts")
+    let rebooted = run([fault("task.network", .segv), ExplorationStep(edit: .reboot, action: .clean)], app)
+    XCTAssertEqual(rebooted.map(\.count), [0, 1], "a reboot hides nothing")
+    let newBinary = run(
+      [fault("task.network", .segv), fault("task.network", .segv, edit: .newBinary), clean], app)
+    XCTAssertEqual(newBinary.map(\.count), [0, 1, 2], "a new binary resets nothing")
+  }
+
   /// A failed first write with a dead launch pending: the decision counts it in memory; a
   /// launch that then finishes resolves it, one that ends unfinished leaves it on disk for the
   /// next launch to count (once, not twice).
@@ -169,7 +200,7 @@ final class ContractModelTests: XCTestCase {
     var sharedClean = 0
     var secondPass = 0
     var held = 0
-    for index in 0..<400 {
+    for index in 0..<800 {
       let sequence = generator.sequence(seed: 11, index: index)
       XCTAssertTrue(sequence.isPredictable, "sequence \(index)")
       if sequence.app.lifeActionsHeld { held += 1 }

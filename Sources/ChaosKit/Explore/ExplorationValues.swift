@@ -166,6 +166,10 @@ package struct ExplorationApp: Sendable, Equatable {
       "life_actions": .array(lifeActions.map(JSONValue.string)),
     ]
     if let exhaustedExitStatus { fields["exhausted"] = .string("exit(\(exhaustedExitStatus))") }
+    // The "What counts" filters, sent only when turned off (the reference app's defaults are on).
+    if !ignoresTermination { fields["ignore_termination"] = .bool(false) }
+    if !ignoresReboots { fields["ignore_reboots"] = .bool(false) }
+    if !resetsOnNewBinary { fields["reset_on_new_binary"] = .bool(false) }
     if let deadlineSeconds { fields["launch_deadline_ms"] = .number((deadlineSeconds * 1000).rounded()) }
     if levels.isEmpty {
       fields["threshold"] = .number(Double(threshold))

@@ -191,6 +191,10 @@ package struct SequenceGenerator: Sendable {
     // Some configurations end hangs with a launch deadline, some exit once every level failed.
     if Double.random(in: 0..<1, using: &random) < 0.3 { app.deadlineSeconds = 0.3 }
     if Double.random(in: 0..<1, using: &random) < 0.2 { app.exhaustedExitStatus = 75 }
+    // Some turn a filter of "What counts" off: a stop, a reboot or a new binary then changes nothing.
+    if Double.random(in: 0..<1, using: &random) < 0.15 { app.ignoresTermination = false }
+    if Double.random(in: 0..<1, using: &random) < 0.15 { app.ignoresReboots = false }
+    if Double.random(in: 0..<1, using: &random) < 0.15 { app.resetsOnNewBinary = false }
     return app
   }
 
