@@ -2,8 +2,9 @@ import ChaosKit
 import Foundation
 
 /// `chaos explore`'s throughput: the same seeded sequences at `--jobs` 1 and 2, in launches
-/// per second, with the share of time spent in deliberate hangs (each waits for the 1 s
-/// watchdog), beside `chaos run`'s clean and crash rates from the throughput section.
+/// per second, with how many launches hang on purpose (killed once their failpoint fired, or
+/// ended by a launch deadline), beside `chaos run`'s clean and crash rates from the
+/// throughput section.
 public struct ExploreThroughputBenchmark: Sendable {
   /// One jobs setting.
   public struct Row: Codable, Sendable {
@@ -12,7 +13,7 @@ public struct ExploreThroughputBenchmark: Sendable {
     public var launches: Int
     public var seconds: Double
     public var launchesPerSecond: Double
-    /// Launches that hang on purpose (they end at the 1 s per-launch watchdog).
+    /// Launches that hang on purpose (killed once the hang is seen, or ended by the launch deadline).
     public var hangLaunches: Int
   }
 

@@ -25,7 +25,9 @@ import LaunchProtection
 ///   "sigterm_source": "before_launch" | "during_launch" | "before_finish" | "after_launch", "sigterm_wired": false,
 ///   "sigterm_handler": "before_launch" | "during_launch" | "chaining_during_launch",
 ///   "machine_identity": "node-a",
-///   "notify_ready": true, "repair_time_extension_ms": 90000 }
+///   "notify_ready": true, "repair_time_extension_ms": 90000,
+///   "handle_exception": {"type": "NSInvalidArgumentException", "detail": "…", "when": "during_launch" | "after_launch"},
+///   "ignore_termination": true, "ignore_reboots": true, "reset_on_new_binary": true, "repair_throws": [1] }
 /// ```
 struct AppConfiguration: Decodable {
   struct Level: Decodable {
@@ -44,6 +46,14 @@ struct AppConfiguration: Decodable {
       case name, after, placement, priority
       case sleepMilliseconds = "sleep_ms"
     }
+  }
+
+  /// `handle_exception`: a cause an external crash reporter saw, handed to
+  /// `LaunchOrganizer.handleException` during the launch (before its tasks) or after it finished.
+  struct HandleException: Decodable {
+    var type: String
+    var detail: String?
+    var when: String?
   }
 
   enum ProtectFinish: String, Decodable {
@@ -119,6 +129,19 @@ struct AppConfiguration: Decodable {
   var notifyReady: Bool?
   /// `LaunchOrganizer.Configuration.repairTimeExtension` in milliseconds (default 90 s).
   var repairTimeExtensionMilliseconds: Int?
+  /// Call `handleException` once, during the launch (default) or after it finished.
+  var handleException: HandleException?
+  /// `LaunchOrganizer.Configuration.ignoreTermination` (default true: a stop during the
+  /// launch is not counted).
+  var ignoreTermination: Bool?
+  /// `LaunchOrganizer.Configuration.ignoreReboots` (default true: a launch that died before a
+  /// reboot is not counted).
+  var ignoreReboots: Bool?
+  /// `LaunchOrganizer.Configuration.resetOnNewBinary` (default true: a new executable resets the count).
+  var resetOnNewBinary: Bool?
+  /// With `launch_on: async`: the repair throws at these protect levels (from 1); the app
+  /// reports the error (`launch_error`) and exits 5, leaving the launch unfinished.
+  var repairThrows: [Int]?
 
   enum CodingKeys: String, CodingKey, CaseIterable {
     case threshold, levels, repairs, concurrency, chain, prefault, durability
@@ -147,6 +170,11 @@ struct AppConfiguration: Decodable {
     case machineIdentity = "machine_identity"
     case notifyReady = "notify_ready"
     case repairTimeExtensionMilliseconds = "repair_time_extension_ms"
+    case handleException = "handle_exception"
+    case ignoreTermination = "ignore_termination"
+    case ignoreReboots = "ignore_reboots"
+    case resetOnNewBinary = "reset_on_new_binary"
+    case repairThrows = "repair_throws"
   }
 
   /// `exhausted` as a policy action; nil when absent or not understood.
@@ -175,6 +203,12 @@ struct AppConfiguration: Decodable {
     if let sigtermHandler, !["before_launch", "during_launch", "chaining_during_launch"].contains(sigtermHandler) {
       return
         "sigterm_handler must be before_launch, during_launch or chaining_during_launch, not '\(sigtermHandler)'"
+    }
+    if let when = handleException?.when, !["during_launch", "after_launch"].contains(when) {
+      return "handle_exception.when must be during_launch or after_launch, not '\(when)'"
+    }
+    if repairThrows != nil, launchOn != "async" {
+      return "repair_throws needs launch_on: async (the async API's repair is the one that can throw)"
     }
     return nil
   }

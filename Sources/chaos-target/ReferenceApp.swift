@@ -20,6 +20,9 @@ final class ReferenceApp: Sendable {
     protection.durability = configuration.durability ?? .processCrash
     protection.machineIdentity = configuration.machineIdentity
     protection.notifyReady = configuration.notifyReady ?? true
+    if let ignoreTermination = configuration.ignoreTermination { protection.ignoreTermination = ignoreTermination }
+    if let ignoreReboots = configuration.ignoreReboots { protection.ignoreReboots = ignoreReboots }
+    if let resetOnNewBinary = configuration.resetOnNewBinary { protection.resetOnNewBinary = resetOnNewBinary }
     if let milliseconds = configuration.repairTimeExtensionMilliseconds {
       protection.repairTimeExtension = .milliseconds(milliseconds)
     }
@@ -118,7 +121,13 @@ final class ReferenceApp: Sendable {
         protect: { ChaosProbe.emit("life_action_protect_run", ["key": key]) })
     }
     if configuration.protectFinish == .afterLifeActions, organizer.protectFinished() {
-      for key in lifeKeys { organizer.performAction(key: key) }
+      // A key listed twice is performed twice: the second must find nothing held (at most once).
+      for key in lifeKeys {
+        ChaosProbe.emit("perform_action", ["key": key, "performed": organizer.performAction(key: key)])
+      }
+    }
+    if let exception = configuration.handleException, exception.when == "after_launch" {
+      organizer.handleException(exception.type, detail: exception.detail)
     }
     if configuration.stayUp == true {
       if configuration.sigtermSource != nil || configuration.sigtermHandler != nil {
@@ -137,7 +146,12 @@ final class ReferenceApp: Sendable {
   /// the relaunch (`protect_finish` does not apply).
   private func launchAsync() async {
     do {
-      _ = try await organizer.launch(policy: policy) { context in self.runRepairs(context) }
+      _ = try await organizer.launch(policy: policy) { context in
+        self.runRepairs(context)
+        if self.configuration.repairThrows?.contains(context.level.number) == true {
+          throw RepairFailed(level: context.level.number)
+        }
+      }
       launch(finishing: false)
       if configuration.launchingFinished ?? true { await organizer.markLaunchingFinished() }
     } catch {
@@ -168,6 +182,9 @@ final class ReferenceApp: Sendable {
   }
 
   private func launch(finishing: Bool = true) {
+    if let exception = configuration.handleException, (exception.when ?? "during_launch") == "during_launch" {
+      organizer.handleException(exception.type, detail: exception.detail)
+    }
     // A ServiceGroup starting while the launch is unfinished takes SIGTERM here.
     if configuration.sigtermSource == "during_launch", signalSources.withLock({ $0.isEmpty }) {
       startGracefulShutdownSource()
@@ -359,4 +376,10 @@ enum ChainingHandler {
     sigaction(SIGTERM, &action, &previous)
     ChaosProbe.emit("sigterm_handler_ready")
   }
+}
+
+/// `repair_throws`: the async repair's error at a level.
+struct RepairFailed: Error, CustomStringConvertible {
+  var level: Int
+  var description: String { "the repair at level \(level) failed" }
 }

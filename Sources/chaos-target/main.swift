@@ -23,5 +23,8 @@ for repair in configuration.repairs ?? [] {
 
 let stateDirectory = ChaosProbe.stateDirectory(
   default: FileManager.default.currentDirectoryPath + "/.chaos-target-state")
-ReferenceApp(configuration: configuration, stateDirectory: stateDirectory).run()
-exit(0)
+let app = ReferenceApp(configuration: configuration, stateDirectory: stateDirectory)
+app.run()
+// The organizer must outlive the exit: its exit tracker holds it weakly, and an exit(0) during
+// the launch (a degraded launch's) is seen as clean only by a live organizer.
+withExtendedLifetime(app) { exit(0) }

@@ -15,8 +15,9 @@ struct ExploreCommand: ParsableCommand {
       the first divergence the sequence is shrunk and written to --out as a scenario file; \
       `chaos run` on it fails the same way. A launch whose injected failpoint did not fire is \
       judged as a launch without that fault ("not reached"). Exit status: 0 nothing diverged, 1 \
-      a divergence confirmed by every re-run (written), 2 usage or scenario errors, 3 a flaky \
-      divergence (not reproduced on re-run; 1 with --strict-flaky).
+      a divergence that any re-run reproduced (a bug, written; reproduced in only k of n re-runs \
+      it is written with repeat: so that it fails reliably), 2 usage or scenario errors, 3 a \
+      flaky divergence (no re-run reproduced it; 1 with --strict-flaky).
 
       Examples:
         chaos explore --seed 1 --time 60s
@@ -178,6 +179,7 @@ struct ExploreCommand: ParsableCommand {
       print("HTML report: \(URL(fileURLWithPath: html).standardizedFileURL.path)")
     }
     guard let failure = report.failure else { return }
-    throw ExitCode(failure.confirmed || strictFlaky ? 1 : 3)
+    let verdict = Verdict(reproduced: failure.rerunsFailedTheSameWay, reruns: failure.reruns.count)
+    throw ExitCode(verdict.exitStatus(strictFlaky: strictFlaky))
   }
 }

@@ -77,6 +77,12 @@ enum ExploreReportText {
           "shrunk from \(failure.originalLaunches) to \(failure.shrunkLaunches) launches in \(String(format: "%.1f", failure.secondsToShrink)) s, confirmed: \(reruns)"
         )
       }
+      if failure.intermittent {
+        let repeated =
+          failure.repeatRounds > 1 ? ", written repeated \(failure.repeatRounds) times to fail reliably" : ""
+        lines.append("an intermittent bug, \(failure.reproduced)\(repeated)")
+        for (index, verdict) in failure.reruns.enumerated() { lines.append("  re-run \(index + 1): \(verdict)") }
+      }
       lines.append("written: \(failure.path)   (chaos run \(failure.path))")
       if let store = failure.storePath, !failure.replayed { lines.append("failure store: \(store)") }
       lines.append("explore: 0 passed, 1 failed")

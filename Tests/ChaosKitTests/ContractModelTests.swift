@@ -1,6 +1,7 @@
-import ChaosKit
 import Foundation
 import XCTest
+
+@testable import ChaosKit
 
 /// The contract model, rule by rule: each test quotes a "What counts" row (LaunchProtection's
 /// documentation) or the protection contract it makes executable.
@@ -26,8 +27,68 @@ final class ContractModelTests: XCTestCase {
       let predictions = run([fault("task.network", kind), clean], threshold2)
       XCTAssertEqual(predictions.map(\.count), [0, 1], "\(kind)")
     }
-    XCTAssertEqual(run([fault("task.network", .hang)], threshold2)[0].outcome, .timeout)
+    // A hang is killed by the harness once its failpoint fired (see below): a SIGKILL, counted.
+    XCTAssertEqual(run([fault("task.network", .hang)], threshold2)[0].outcome, .killed)
     XCTAssertEqual(run([fault("task.network", .kill)], threshold2)[0].outcome, .killed)
+  }
+
+  /// Explore's throughput (issue 45): a hang nothing but the watchdog would end is killed as
+  /// soon as its failpoint fired (`send_signal: SIGKILL after failpoint`), not a second later;
+  /// a hang the launch deadline ends keeps its deadline (that is what it checks), and after
+  /// the launch (where no deadline applies) it is killed at once too. A daemon keeps the watchdog.
+  func testAHangIsKilledOnceSeenUnlessADeadlineEndsIt() throws {
+    let hang = fault("task.network", .hang)
+    let quick = ExplorationSequence(seed: 1, app: threshold2, steps: [hang, clean])
+    let launch = quick.scenario(target: "t", baseApp: nil, path: "s.yaml").launches[0]
+    XCTAssertEqual(launch.sendSignal?.signal, SIGKILL)
+    XCTAssertEqual(launch.sendSignal?.afterEvent, "failpoint")
+    XCTAssertEqual(launch.expect.outcome, .killed)
+    XCTAssertEqual(quick.predictions[1].count, 1, "counted like the watchdog's kill")
+
+    var deadline = threshold2
+    deadline.deadlineSeconds = 0.3
+    let ended = ExplorationSequence(seed: 1, app: deadline, steps: [hang, fault("life.serve", .hang)])
+    let launches = ended.scenario(target: "t", baseApp: nil, path: "s.yaml").launches
+    XCTAssertNil(launches[0].sendSignal, "the deadline ends it")
+    XCTAssertEqual(launches[0].expect.outcome, .crash)
+    XCTAssertEqual(launches[0].expect.signal, SIGABRT)
+    XCTAssertEqual(launches[1].sendSignal?.signal, SIGKILL, "no deadline after the launch")
+    XCTAssertEqual(launches[1].expect.outcome, .killed)
+
+    var daemon = threshold2
+    daemon.daemon = true
+    XCTAssertFalse(ContractModel.killsHangAtOnce(at: "task.network", app: daemon))
+  }
+
+  /// The filters of "What counts" (`ignoreTermination`, `ignoreReboots`, `resetOnNewBinary`)
+  /// turned off in generated configurations too (the reference app takes them in CHAOS_APP):
+  /// a stop, a reboot or a new binary then changes nothing, and the model predicts so.
+  func testGeneratedConfigurationsTurnFiltersOff() throws {
+    let generator = SequenceGenerator(declared: ["task.ui", "protect.begin", "life.*"])
+    let apps = (0..<300).map { generator.sequence(seed: 3, index: $0).app }
+    for (name, off) in [
+      ("ignore_termination", apps.filter { !$0.ignoresTermination }),
+      ("ignore_reboots", apps.filter { !$0.ignoresReboots }),
+      ("reset_on_new_binary", apps.filter { !$0.resetsOnNewBinary }),
+    ] {
+      XCTAssertGreaterThan(off.count, 20, name)
+      guard case .object(let fields) = try XCTUnwrap(off.first).json else { return XCTFail(name) }
+      XCTAssertEqual(fields[name], .bool(false), name)
+    }
+    XCTAssertNil(
+      { if case .object(let fields) = threshold2.json { fields["ignore_termination"] } else { nil } }(),
+      "defaults are not sent")
+    var app = threshold2
+    app.ignoresTermination = false
+    app.ignoresReboots = false
+    app.resetsOnNewBinary = false
+    let stop = ExplorationStep(edit: nil, action: .sigterm(point: "task.network"))
+    XCTAssertEqual(run([stop, clean], app).map(\.count), [0, 1], "a stop counts")
+    let rebooted = run([fault("task.network", .segv), ExplorationStep(edit: .reboot, action: .clean)], app)
+    XCTAssertEqual(rebooted.map(\.count), [0, 1], "a reboot hides nothing")
+    let newBinary = run(
+      [fault("task.network", .segv), fault("task.network", .segv, edit: .newBinary), clean], app)
+    XCTAssertEqual(newBinary.map(\.count), [0, 1, 2], "a new binary resets nothing")
   }
 
   /// A failed first write with a dead launch pending: the decision counts it in memory; a
@@ -139,7 +200,7 @@ final class ContractModelTests: XCTestCase {
     var sharedClean = 0
     var secondPass = 0
     var held = 0
-    for index in 0..<400 {
+    for index in 0..<800 {
       let sequence = generator.sequence(seed: 11, index: index)
       XCTAssertTrue(sequence.isPredictable, "sequence \(index)")
       if sequence.app.lifeActionsHeld { held += 1 }
@@ -175,6 +236,59 @@ final class ContractModelTests: XCTestCase {
     XCTAssertEqual(firstPass[1].outcome, .crash, "performed after the relaunch")
     XCTAssertEqual(firstPass[1].stateCount, 0, "after launching_finished")
     XCTAssertEqual(firstPass[2].count, 0)
+  }
+
+  /// "protectFinished() → leave protect mode and run the held launch"; "addLifeAction → normal
+  /// mode: run now": a life action the app adds after a repair that called protectFinished()
+  /// (`protect_finish: immediate`) runs at once, so a fault at it fires, after the launch.
+  func testLifeActionsAddedAfterProtectFinishedRunAtOnce() throws {
+    let app = ExplorationApp(threshold: 1, levels: [], protectFinishes: true, lifeActions: ["serve", "sync"])
+    let predictions = run([fault("task.ui", .segv), fault("life.sync", .abort), fault("task.ui", .segv), clean], app)
+    XCTAssertEqual(predictions[1].mode, .protect)
+    XCTAssertEqual(predictions[1].relaunched, true)
+    XCTAssertEqual(predictions[1].fired, "life.sync", "run at once, not held")
+    XCTAssertEqual(predictions[1].outcome, .crash)
+    XCTAssertEqual(predictions[1].stateCount, 0, "after launching_finished: not counted")
+    // A clean launch after protectFinished shows each action run (never held or protected).
+    XCTAssertEqual(predictions[3].mode, .protect)
+    let life = try XCTUnwrap(ContractModel.lifeActionEvents(predictions[3], app: app))
+    XCTAssertEqual(life.events.map(\.name), ["launching_finished", "life_action", "life_action"])
+    XCTAssertEqual(life.events.compactMap { $0.fields["mode"]?.string }, ["ran", "ran"])
+    XCTAssertEqual(life.absent.compactMap { $0.fields["mode"]?.string }, ["held", "protected"])
+    // Held instead (`after_life_actions`): protected per add, performed once per key, never run at once.
+    var held = app
+    held.lifeActionsHeld = true
+    held.lifeActions = ["serve", "serve"]
+    let heldLife = try XCTUnwrap(
+      ContractModel.lifeActionEvents(run([fault("task.ui", .segv), clean], held)[1], app: held))
+    XCTAssertEqual(heldLife.events.compactMap { $0.fields["mode"]?.string }, ["protected", "protected", "performed"])
+    XCTAssertEqual(heldLife.absent.compactMap { $0.fields["mode"]?.string }, ["ran"])
+  }
+
+  /// The generator proposes what the rule above needs: launches that add life actions after a
+  /// repair called protectFinished(), some with a fault at one of them, which the model
+  /// predicts fires; and those launches' scenarios check each action ran.
+  func testGeneratorAddsLifeActionsAfterProtectFinished() {
+    let generator = SequenceGenerator(declared: ["task.ui", "launch.begin", "protect.begin", "life.*"])
+    var faultedAfterRepair = 0
+    var checkedAfterRepair = 0
+    for index in 0..<400 {
+      let sequence = generator.sequence(seed: 1, index: index)
+      guard sequence.app.protectFinishes, !sequence.app.lifeActionsHeld else { continue }
+      let scenario = sequence.scenario(target: "t", baseApp: nil, path: "s.yaml")
+      for (offset, (step, prediction)) in zip(sequence.steps, sequence.predictions).enumerated()
+      where prediction.mode == .protect && prediction.relaunched == true {
+        if case .fault(let point, _) = step.action, point.hasPrefix("life."), prediction.fired == point {
+          faultedAfterRepair += 1
+        }
+        let expected = scenario.launches[offset].expect.events
+        if expected.contains(where: { $0.name == "life_action" && $0.fields["mode"] == .string("ran") }) {
+          checkedAfterRepair += 1
+        }
+      }
+    }
+    XCTAssertGreaterThan(faultedAfterRepair, 10, "life faults after protectFinished")
+    XCTAssertGreaterThan(checkedAfterRepair, 50, "clean launches after protectFinished checking each action ran")
   }
 
   /// Processes started at once on one state directory: which sibling counted which is timing,

@@ -11,7 +11,8 @@ import XCTest
 final class ExploreVerdictTests: XCTestCase {
   /// A wrapper around the reference app: launch number `FLAKY_AT` (counted in a file outside
   /// the state directory, across every run) exits 9, once; with `BREAK_POINT` set, every launch
-  /// whose faults name that failpoint exits 9. It runs a copy of the app beside itself, so that a
+  /// whose faults name that failpoint exits 9; with `INTERMITTENT_CLEAN`, two of every three
+  /// launches without a fault (in order, across every run) do. It runs a copy of the app beside itself, so that a
   /// `new_binary` copy of the wrapper is a new binary too.
   func wrapper(in folder: TemporaryDirectory) throws -> String {
     let path = folder.file("wrapped-target.sh")
@@ -21,6 +22,10 @@ final class ExploreVerdictTests: XCTestCase {
       echo x >> "$LAUNCH_LOG"
       if [ "$(wc -l < "$LAUNCH_LOG")" -eq "${FLAKY_AT:-0}" ]; then exit 9; fi
       case "$CHAOS_FAILPOINTS" in *"${BREAK_POINT:-none}="*) exit 9 ;; esac
+      if [ -n "$INTERMITTENT_CLEAN" ] && [ -z "$CHAOS_FAILPOINTS" ]; then
+        echo x >> "$LAUNCH_LOG.intermittent"
+        if [ $(( $(wc -l < "$LAUNCH_LOG.intermittent") % 3 )) -ne 0 ]; then exit 9; fi
+      fi
     fi
     here=$(dirname "$0")
     if [ ! -x "$here/app" ]; then
@@ -72,6 +77,40 @@ final class ExploreVerdictTests: XCTestCase {
         ChildProcess.run(ChildProcess.product("chaos"), arguments: arguments, environment: [:]), .exited(status),
         flags.joined())
     }
+  }
+
+  /// Issue 45: a shrunk divergence that 2 of 3 re-runs reproduce is a real intermittent bug,
+  /// not noise: written as a failing scenario repeated so that it fails reliably, exit 1.
+  func testADivergenceReproducedInSomeReRunsIsABugWrittenRepeated() throws {
+    let folder = TemporaryDirectory("explore-intermittent")
+    var options = try options(folder, ["INTERMITTENT_CLEAN": "1"])
+    options.sequences = 4
+    let report = try Explorer(options: options).run()
+    let failure = try XCTUnwrap(report.failure)
+    XCTAssertEqual(failure.rerunsFailedTheSameWay, 2, failure.reruns.joined(separator: "; "))
+    XCTAssertEqual(failure.reproduced, "reproduced in 2 of 3")
+    XCTAssertTrue(failure.confirmed)
+    XCTAssertTrue(failure.intermittent)
+    XCTAssertFalse(failure.flaky)
+    XCTAssertEqual(failure.repeatRounds, 5, "(1/3)^5 < 1 %")
+    XCTAssertEqual(failure.path, folder.file("out") + "/explore-seed-\(failure.sequenceSeed).yaml")
+    let written = try ScenarioLoader.load(path: failure.path)
+    let repeatedLaunches = written.launches.reduce(0) { $0 + $1.repeatCount }
+    XCTAssertGreaterThanOrEqual(repeatedLaunches, 5 * failure.shrunkLaunches, failure.scenarioText)
+    XCTAssertTrue(failure.scenarioText.contains("reproduced in 2 of 3"), failure.scenarioText)
+    // The written file fails under `chaos run`: two of any three clean launches exit 9.
+    var runOptions = RunOptions()
+    runOptions.artifactsDirectory = folder.file("artifacts")
+    XCTAssertEqual(ScenarioRunner(options: runOptions).run(written).status, .failed)
+
+    try? FileManager.default.removeItem(atPath: folder.file("launches.log.intermittent"))
+    let arguments = [
+      "explore", "--target", folder.file("wrapped-target.sh"), "--seed", "1", "--sequences", "4", "--jobs", "1",
+      "--out", folder.file("out-cli"), "--env", "INTERMITTENT_CLEAN=1",
+      "--env", "LAUNCH_LOG=" + folder.file("launches.log"),
+    ]
+    XCTAssertEqual(
+      ChildProcess.run(ChildProcess.product("chaos"), arguments: arguments, environment: [:]), .exited(1))
   }
 
   func testAConfirmedFailureIsStoredAndReplayedFirstByTheNextRun() throws {

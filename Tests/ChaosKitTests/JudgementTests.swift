@@ -44,6 +44,32 @@ final class JudgementTests: XCTestCase {
     XCTAssertEqual(written.launches.map(\.expect.outcome), [.finished, .finished, .finished])
   }
 
+  /// The loss issue 45 found: the organizer's own points in a generated configuration are not
+  /// excused. A life action added after protectFinished() must run at once; a run where its
+  /// failpoint never fired (a library that held it) keeps the predicted crash, so it diverges.
+  func testALifeFaultTheModelPredictsMustFireInAGeneratedApp() throws {
+    let app = ExplorationApp(threshold: 1, levels: [], protectFinishes: true, lifeActions: ["serve"])
+    let crash = ExplorationStep(edit: nil, action: .fault(point: "task.ui", kind: .segv))
+    let lifeFault = ExplorationStep(edit: nil, action: .fault(point: "life.serve", kind: .abort))
+    let judgement = Judgement(ExplorationSequence(seed: 1, app: app, steps: [crash, lifeFault]))
+    let crashed = [event("launch", line: 1), event("failpoint", ["name": .string("task.ui")], line: 2)]
+    XCTAssertEqual(judgement.judge.expect(1, [crashed])?.outcome, .crash)
+    let heldInstead = [
+      event("launch", ["mode": .string("protect")], line: 1), event("relaunch", line: 2),
+      event("launching_finished", line: 3),
+      event("life_action", ["key": .string("serve"), "mode": .string("held")], line: 4),
+    ]
+    let second = try XCTUnwrap(judgement.judge.expect(2, [heldInstead]))
+    XCTAssertEqual(second.outcome, .crash, "predicted to run at once, and crash")
+    XCTAssertEqual(second.signal, SIGABRT)
+    XCTAssertEqual(judgement.notReached, [])
+    XCTAssertEqual(judgement.sequence.steps.map(\.reached), [true, true])
+    // A declared target's point may sit behind a branch: excused there.
+    XCTAssertFalse(ContractModel.mustFire("life.serve", app: declared))
+    XCTAssertTrue(ContractModel.mustFire("protect.begin", app: app))
+    XCTAssertFalse(ContractModel.mustFire("task.ui", app: app), "a task can be disabled by --app")
+  }
+
   /// A shrink candidate is judged by its own run, not by what the run it came from showed.
   func testEachRunIsJudgedAfresh() {
     let judgement = Judgement(sequence([handlerFault]))

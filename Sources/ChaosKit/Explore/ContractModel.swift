@@ -178,7 +178,7 @@ package struct ContractModel: Sendable, Equatable {
         if !app.ignoresTermination { pendingDead = sentinelWritten ? 1 : 0 }
         return (prediction, false)
       }
-      var end = kind!.end
+      var end = Self.end(of: kind!, at: point, app: app)
       if kind == .hang, app.deadlineSeconds != nil { end = (.crash, SIGABRT, nil) }  // the launch deadline ends it
       prediction.outcome = end.outcome
       prediction.signal = end.signal
@@ -198,7 +198,7 @@ package struct ContractModel: Sendable, Equatable {
         prediction.signal = SIGTERM
       } else if kind != .exitZero {
         // exit(0) after launching_finished is simply a finished launch.
-        let end = kind!.end
+        let end = Self.end(of: kind!, at: point, app: app)
         prediction.outcome = end.outcome
         prediction.signal = end.signal
         prediction.exitCode = end.exitCode
@@ -217,6 +217,68 @@ extension ContractModel {
     guard !app.declared, point.hasPrefix("life.") else { return 1 }
     let added = app.lifeActions.filter { "life." + $0 == point }.count
     return protect && app.lifeActionsHeld ? min(added, 1) : added
+  }
+
+  /// Failpoints the organizer itself evaluates where the contract says (`protect.*` in the
+  /// repair, `life.<key>` when a life action runs or is performed). In a generated
+  /// configuration the model knows when they run, so one the model predicts to fire must fire:
+  /// a run where it did not is a divergence (a held action that should have run), never "not
+  /// reached". A declared target's points may sit behind requests or branches: those may not fire.
+  package static func mustFire(_ point: String, app: ExplorationApp) -> Bool {
+    guard !app.declared else { return false }
+    if point == "protect.begin" || point == "protect.finish" { return true }
+    return point.hasPrefix("life.") && app.lifeActions.contains { "life." + $0 == point }
+  }
+
+  /// What the generated app's life actions must show in a launch predicted to finish with no
+  /// fault fired ("What counts" and the organizer's contract, `addLifeAction`): in normal mode,
+  /// and after `protectFinished()` (`protect_finish: immediate`), each action runs at once
+  /// (`life_action` mode `ran`, once per add); held (`after_life_actions`), each add runs its
+  /// protect action and each key is performed once after the relaunch, never run at once.
+  /// Nil: not predicted (a declared target's actions are its own; shared launches' modes are timing).
+  package static func lifeActionEvents(_ prediction: Prediction, app: ExplorationApp) -> (
+    events: [EventPattern], absent: [EventPattern]
+  )? {
+    guard !app.declared, !app.daemon, !app.lifeActions.isEmpty, prediction.outcome == .finished,
+      prediction.fired == nil, let mode = prediction.mode
+    else { return nil }
+    func event(_ key: String, _ mode: String) -> EventPattern {
+      EventPattern(name: "life_action", fields: ["key": .string(key), "mode": .string(mode)])
+    }
+    let finished = EventPattern(name: "launching_finished", fields: [:])
+    if mode == .protect, app.lifeActionsHeld {
+      var performed: [String] = []
+      for key in app.lifeActions where !performed.contains(key) { performed.append(key) }
+      return (
+        app.lifeActions.map { event($0, "protected") } + [finished] + performed.map { event($0, "performed") },
+        [EventPattern(name: "life_action", fields: ["mode": .string("ran")])]
+      )
+    }
+    guard mode == .normal || prediction.relaunched == true else { return nil }
+    return (
+      [finished] + app.lifeActions.map { event($0, "ran") },
+      [
+        EventPattern(name: "life_action", fields: ["mode": .string("held")]),
+        EventPattern(name: "life_action", fields: ["mode": .string("protected")]),
+      ]
+    )
+  }
+
+  /// Whether the harness ends a hang at `point` as soon as its failpoint fired (SIGKILL after
+  /// the `failpoint` event) instead of at the per-launch watchdog: a hang that nothing but the
+  /// watchdog ends shows nothing more by waiting for it ("What counts": a SIGKILL and a
+  /// watchdog kill count alike), and the wait was a third of exploring's time. Not where a
+  /// launch deadline ends it (during the launch, that is what is checked), nor in a daemon
+  /// (its request handlers' points need the workload, which a `send_signal` launch does not make).
+  package static func killsHangAtOnce(at point: String, app: ExplorationApp) -> Bool {
+    !app.daemon && (app.deadlineSeconds == nil || place(of: point, in: app) == .afterLaunch)
+  }
+
+  /// How a process ends when `kind` fires at `point` (a hang: killed at once, or the watchdog).
+  static func end(of kind: FaultKind, at point: String, app: ExplorationApp) -> (
+    outcome: Outcome, signal: Int32?, exitCode: Int32?
+  ) {
+    kind == .hang && killsHangAtOnce(at: point, app: app) ? (.killed, nil, nil) : kind.end
   }
 
   /// Kinds of fault a launch of several processes at once injects: each ends the process at

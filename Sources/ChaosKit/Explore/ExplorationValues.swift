@@ -75,6 +75,10 @@ package struct ExplorationStep: Sendable, Equatable {
   package var skip: Int
   /// Processes started at once on the same state directory (`parallel:`).
   package var processes: Int
+  /// Times the launch runs in a row (`repeat:`), each predicted alike: only set on a launch
+  /// that leaves the model's state as it found it (`ExplorationSequence.repeated`), so the
+  /// model steps it once.
+  package var repeatCount = 1
   /// Its failpoint was seen to fire after `launching_finished` (a request handler declared
   /// with the default phase): the model predicts it as a fault after the launch.
   var firedAfterLaunch = false
@@ -162,6 +166,10 @@ package struct ExplorationApp: Sendable, Equatable {
       "life_actions": .array(lifeActions.map(JSONValue.string)),
     ]
     if let exhaustedExitStatus { fields["exhausted"] = .string("exit(\(exhaustedExitStatus))") }
+    // The "What counts" filters, sent only when turned off (the reference app's defaults are on).
+    if !ignoresTermination { fields["ignore_termination"] = .bool(false) }
+    if !ignoresReboots { fields["ignore_reboots"] = .bool(false) }
+    if !resetsOnNewBinary { fields["reset_on_new_binary"] = .bool(false) }
     if let deadlineSeconds { fields["launch_deadline_ms"] = .number((deadlineSeconds * 1000).rounded()) }
     if levels.isEmpty {
       fields["threshold"] = .number(Double(threshold))

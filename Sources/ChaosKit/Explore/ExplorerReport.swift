@@ -68,7 +68,8 @@ extension Explorer {
       /// The scenario file written: a failing scenario in `--out` when confirmed, else the
       /// flaky case's folder's `scenario.yaml`.
       public var path: String
-      /// Whether the written scenario failed the same way in every re-run.
+      /// Whether it is a bug: at least one re-run of the shrunk scenario failed the same way
+      /// (every one, unless `intermittent`). Written as a failing scenario, exit 1.
       public var confirmed: Bool
       /// Each re-run of the written scenario: `failed: …` or `passed`.
       public var reruns: [String] = []
@@ -91,8 +92,16 @@ extension Explorer {
       /// The run of the minimal scenario (of the original sequence when that run passed).
       public var run: ScenarioResult?
 
-      /// A divergence that did not reproduce on every re-run of its shrunk scenario.
+      /// A divergence that no re-run of its shrunk scenario reproduced (noise, exit 3).
       public var flaky: Bool { !confirmed }
+      /// A bug that some re-runs reproduced, not all ("reproduced in k of n"): the written
+      /// scenario repeats it `repeatRounds` times so that it fails reliably.
+      public var intermittent: Bool { confirmed && rerunsFailedTheSameWay < reruns.count }
+      /// How many times the written scenario repeats the divergent launch (`repeat:`) or
+      /// itself (rounds in a row) to fail reliably; 1 when it fails every time.
+      public var repeatRounds = 1
+      /// "reproduced in k of n".
+      public var reproduced: String { "reproduced in \(rerunsFailedTheSameWay) of \(reruns.count)" }
     }
   }
 }

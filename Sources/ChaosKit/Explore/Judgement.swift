@@ -59,7 +59,10 @@ final class Judgement: Sendable {
       let step = state.sequence.steps[index]
       if let point = step.injectedPoint, !events.isEmpty {
         let firings = events.map { Self.firing(of: point, in: $0) }
-        if firings.allSatisfy({ $0 == nil }) {
+        let required =
+          state.sequence.predictions[index].fired == point
+          && ContractModel.mustFire(point, app: state.sequence.app)
+        if firings.allSatisfy({ $0 == nil }), !required {
           // Counted where the model expected it to fire (not, say, a repair's point in a normal launch).
           if state.sequence.predictions[index].fired == point { state.notReached.append(point) }
           state.sequence.steps[index].reached = false

@@ -26,6 +26,7 @@ enum ScenarioWriter {
         first = false
       }
       if !spec.failpoints.isEmpty { add("failpoints: \(quoted(spec.failpoints))") }
+      if spec.repeatCount > 1 { add("repeat: \(spec.repeatCount)") }
       if spec.parallel > 1 { add("parallel: \(spec.parallel)") }
       if let timeout = spec.timeoutSeconds { add("timeout: \(seconds(timeout))") }
       if !spec.before.isEmpty { add("before: [\(spec.before.map(setup).joined(separator: ", "))]") }
@@ -55,6 +56,12 @@ enum ScenarioWriter {
         $0.fields.isEmpty ? quoted($0.name) : json(.object($0.fields.merging(["event": .string($0.name)]) { $1 }))
       }
       fields.append("events: [\(events.joined(separator: ", "))]")
+    }
+    if !expect.noEvents.isEmpty {
+      let events = expect.noEvents.map {
+        $0.fields.isEmpty ? quoted($0.name) : json(.object($0.fields.merging(["event": .string($0.name)]) { $1 }))
+      }
+      fields.append("no_events: [\(events.joined(separator: ", "))]")
     }
     if let state = expect.state {
       var stateFields: [String] = []

@@ -56,7 +56,8 @@ package struct ExplorationSequence: Sendable, Equatable {
 
   static func launch(_ step: ExplorationStep, _ prediction: Prediction, app: ExplorationApp) -> LaunchSpec {
     var spec = LaunchSpec(
-      line: 0, failpoints: "", failpointsLine: 0, app: nil, environment: [:], repeatCount: 1, parallel: step.processes,
+      line: 0, failpoints: "", failpointsLine: 0, app: nil, environment: [:], repeatCount: step.repeatCount,
+      parallel: step.processes,
       timeoutSeconds: nil, before: [], sendSignal: nil, expect: Expectation())
     switch step.edit {
     case .reboot: spec.before = [.editBootID("explore-rebooted")]
@@ -73,6 +74,9 @@ package struct ExplorationSequence: Sendable, Equatable {
       // A hang runs into the launch deadline when the target declared one, else the watchdog.
       if kind == .hang {
         spec.timeoutSeconds = app.deadlineSeconds.map { $0 + (app.declared ? 2 : 0.7) } ?? hangTimeout
+        if ContractModel.killsHangAtOnce(at: point, app: app) {
+          spec.sendSignal = SignalDelivery(signal: SIGKILL, afterEvent: "failpoint")
+        }
       }
     case .sigterm(let point):
       spec.failpoints = "\(point)=hang"
@@ -104,6 +108,10 @@ package struct ExplorationSequence: Sendable, Equatable {
       // or stays hung until the watchdog) is its own business; that it is not counted is checked.
       expect.outcome = nil
       expect.signal = nil
+    }
+    if let life = ContractModel.lifeActionEvents(prediction, app: app) {
+      expect.events = life.events
+      expect.noEvents = life.absent
     }
     expect.exitCode = prediction.outcome == .exit ? prediction.exitCode : nil
     expect.count = prediction.count
@@ -183,6 +191,10 @@ package struct SequenceGenerator: Sendable {
     // Some configurations end hangs with a launch deadline, some exit once every level failed.
     if Double.random(in: 0..<1, using: &random) < 0.3 { app.deadlineSeconds = 0.3 }
     if Double.random(in: 0..<1, using: &random) < 0.2 { app.exhaustedExitStatus = 75 }
+    // Some turn a filter of "What counts" off: a stop, a reboot or a new binary then changes nothing.
+    if Double.random(in: 0..<1, using: &random) < 0.15 { app.ignoresTermination = false }
+    if Double.random(in: 0..<1, using: &random) < 0.15 { app.ignoresReboots = false }
+    if Double.random(in: 0..<1, using: &random) < 0.15 { app.resetsOnNewBinary = false }
     return app
   }
 

@@ -1,0 +1,77 @@
+import Foundation
+
+/// What re-running a shrunk divergence says it is. A divergence that any re-run reproduces is a
+/// bug, intermittent or not (Jepsen's rule: a violation seen once is a violation); only one that
+/// no re-run reproduces is noise ("flaky").
+package enum Verdict: Sendable, Equatable {
+  /// Every re-run failed the same way.
+  case confirmed(reruns: Int)
+  /// Some re-runs failed the same way, not all: a real intermittent bug.
+  case intermittent(reproduced: Int, reruns: Int)
+  /// No re-run failed the same way.
+  case flaky(reruns: Int)
+
+  /// The verdict of `reproduced` same-way failures in `reruns` re-runs.
+  package init(reproduced: Int, reruns: Int) {
+    if reruns > 0, reproduced >= reruns {
+      self = .confirmed(reruns: reruns)
+    } else if reproduced > 0 {
+      self = .intermittent(reproduced: reproduced, reruns: reruns)
+    } else {
+      self = .flaky(reruns: reruns)
+    }
+  }
+
+  /// Whether it is a bug: written as a failing scenario, exit 1.
+  package var isBug: Bool {
+    if case .flaky = self { return false }
+    return true
+  }
+
+  /// `chaos explore`'s exit status for it: 1 for a bug, 3 for flaky (1 with `--strict-flaky`).
+  package func exitStatus(strictFlaky: Bool) -> Int32 { isBug || strictFlaky ? 1 : 3 }
+
+  /// "reproduced in k of n".
+  package var summary: String {
+    switch self {
+    case .confirmed(let reruns): "reproduced in \(reruns) of \(reruns)"
+    case .intermittent(let reproduced, let reruns): "reproduced in \(reproduced) of \(reruns)"
+    case .flaky(let reruns): "reproduced in 0 of \(reruns)"
+    }
+  }
+
+  /// How many times the written scenario repeats its divergent launch (or itself) so that it
+  /// fails with probability at least `1 - miss`, taking the re-runs' rate k/n as the bug's
+  /// chance per run: the smallest R with (1 - k/n)^R ≤ miss, at most `cap`. 1 when confirmed
+  /// (it fails every time) or flaky (not written as a failure).
+  package func rounds(miss: Double = 0.01, cap: Int = 20) -> Int {
+    guard case .intermittent(let reproduced, let reruns) = self else { return 1 }
+    let rate = Double(reproduced) / Double(reruns)
+    let needed = (log(miss) / log(1 - rate)).rounded(.up)
+    return max(2, min(cap, Int(needed)))
+  }
+}
+
+extension ExplorationSequence {
+  /// The sequence written so that an intermittent divergence at launch `divergent` (from 1)
+  /// fails reliably: when that launch leaves the model where it found it (a fixed point: its
+  /// prediction and everything after stay the same), the launch gets `repeat: rounds`;
+  /// otherwise the whole sequence is written `rounds` times in a row, the model predicting each
+  /// round from where the last one left the state. Nil when neither is predictable.
+  package func repeated(divergent: Int, rounds: Int) -> ExplorationSequence? {
+    guard rounds > 1, steps.indices.contains(divergent - 1) else { return nil }
+    var model = ContractModel()
+    for step in steps[..<(divergent - 1)] { _ = model.step(step, app: app) }
+    let before = model
+    let step = steps[divergent - 1]
+    let first = model.step(step, app: app)
+    if model == before, model.admits(step, app: app), model.step(step, app: app) == first, model == before {
+      var repeated = self
+      repeated.steps[divergent - 1].repeatCount = rounds
+      return repeated
+    }
+    var concatenated = self
+    concatenated.steps = Array(Array(repeating: steps, count: rounds).joined())
+    return concatenated.isPredictable ? concatenated : nil
+  }
+}
