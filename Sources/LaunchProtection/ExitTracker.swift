@@ -14,10 +14,12 @@ final class ExitTracker: Sendable {
 
   /// One tracked organizer, in a singly linked list: a list of class nodes needs no generic
   /// metadata, which an array or a dictionary would build at run time on a fresh process's
-  /// first launch (there is one organizer, or a few).
+  /// first launch (there is one organizer, or a few). Held strongly: an app may let its
+  /// organizer go before it calls `exit(0)` during the launch (a degraded async launch did),
+  /// and that clean exit must still be recorded; `launchingFinished()` lets it go.
   private final class Entry: @unchecked Sendable {
-    weak var organizer: LaunchOrganizer?
-    var next: Entry?
+    let organizer: LaunchOrganizer
+    let next: Entry?
     init(_ organizer: LaunchOrganizer, next: Entry?) {
       self.organizer = organizer
       self.next = next
@@ -28,13 +30,13 @@ final class ExitTracker: Sendable {
     var first: Entry?
     var registered = false
 
-    /// Drops `organizer` and every entry whose organizer is gone.
+    /// Drops `organizer`.
     mutating func remove(_ organizer: LaunchOrganizer) {
       var kept: Entry?
       var node = first
       while let current = node {
         node = current.next
-        if let live = current.organizer, live !== organizer { kept = Entry(live, next: kept) }
+        if current.organizer !== organizer { kept = Entry(current.organizer, next: kept) }
       }
       first = kept
     }
@@ -61,7 +63,7 @@ final class ExitTracker: Sendable {
     var organizers: [LaunchOrganizer] = []
     var node = tracked.withLock { $0.first }
     while let current = node {
-      if let organizer = current.organizer { organizers.append(organizer) }
+      organizers.append(current.organizer)
       node = current.next
     }
     return organizers

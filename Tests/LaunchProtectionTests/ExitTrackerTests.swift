@@ -1,0 +1,20 @@
+import XCTest
+
+@testable import LaunchProtection
+
+/// `exit(0)` during the launch is a clean exit, recorded by the exit tracker: it must hold the
+/// organizer of an unfinished launch, whatever the app keeps.
+final class ExitTrackerTests: XCTestCase {
+  func testAnUnfinishedLaunchsOrganizerIsKeptForExitAndLetGoOnceFinished() throws {
+    weak var released: LaunchOrganizer?
+    do {
+      let organizer = LaunchOrganizer(configuration: SimulatedLaunches().configuration())
+      organizer.finishLaunching(policy: .threshold(100), launch: {}, protect: { _ in })
+      released = organizer
+    }
+    let organizer = try XCTUnwrap(released, "the app let its organizer go mid-launch; the tracker must keep it")
+    XCTAssertTrue(ExitTracker.shared.trackedOrganizers().contains { $0 === organizer })
+    organizer.launchingFinished()
+    XCTAssertFalse(ExitTracker.shared.trackedOrganizers().contains { $0 === organizer })
+  }
+}
