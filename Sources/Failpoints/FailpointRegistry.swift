@@ -72,6 +72,10 @@ public final class FailpointRegistry: Sendable {
   /// Evaluates the failpoint `name`: runs its action if one fires.
   ///
   /// The name is an autoclosure so building it (`"task." + name`) costs nothing when unarmed.
+  /// Returns `.fail(errno:)` when a `return(errno)` action fired (code that guards I/O fails
+  /// as that I/O would), else `.proceed`; discardable, since a failpoint that only crashes,
+  /// hangs or exits needs no result.
+  @discardableResult
   @inline(__always)
   public func evaluate(_ name: @autoclosure () -> String) -> FailpointResult {
     if armed.load(ordering: .relaxed) == 0 { return .proceed }

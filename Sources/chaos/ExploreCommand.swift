@@ -37,7 +37,10 @@ struct ExploreCommand: ParsableCommand {
   @Option(parsing: .unconditional, help: "The random seed; the same seed generates the same sequences.")
   var seed: UInt64 = 1
 
-  @Option(help: "Explore for this long (e.g. 60s, 5m). Default 60s unless --sequences is given.")
+  @Option(
+    help:
+      "Explore for this long (e.g. 60s, 5m), a hard limit: the sequences under way then are cut (their processes killed) and reported as cut; a divergence found before is still shrunk after. Default 60s unless --sequences is given."
+  )
   var time: String?
 
   @Option(parsing: .unconditional, help: "Explore this many sequences.")

@@ -9,6 +9,9 @@ enum ExploreReportText {
         format: "%d sequences, %d launches in %.1f s (%.1f launches/s)", report.sequences, report.launches,
         report.seconds, report.seconds > 0 ? Double(report.launches) / report.seconds : 0)
     ]
+    if report.cut > 0 {
+      lines[0] += "; \(report.cut) more cut when --time was up (their processes killed, not judged)"
+    }
     let kinds = FaultKind.allCases.map(\.rawValue) + ["sigterm"]
     let width = max(18, (report.declaredFailpoints.map(\.count).max() ?? 0) + 2)
     lines.append("")

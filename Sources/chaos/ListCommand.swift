@@ -37,7 +37,8 @@ struct ValidateCommand: ParsableCommand {
       Checks the YAML, every key and value, the grammar of every `failpoints:` value and — when \
       the target can list its failpoints (CHAOS_LIST_FAILPOINTS=1, see Docs/Protocol.md) — \
       every failpoint name against the target. Prints file:line:column: message for every \
-      invalid file; exit 2 if any.
+      invalid file; exit 2 if any. A `chaos explore --workload` file among them (a mapping with \
+      `requests:` and neither `name:` nor `launches:`) is checked as a workload, not as a scenario.
 
       Examples:
         chaos validate Scenarios/
@@ -52,8 +53,10 @@ struct ValidateCommand: ParsableCommand {
 
   func run() throws {
     let files: [String]
+    let workloads: [String]
     do {
       files = try ScenarioDiscovery.files(in: paths.isEmpty ? ["Scenarios"] : paths)
+      workloads = try ScenarioDiscovery.workloads(in: paths.isEmpty ? ["Scenarios"] : paths)
     } catch {
       FileHandle.standardError.write(Data("error: \(error)\n".utf8))
       throw ExitCode(2)
@@ -72,6 +75,19 @@ struct ValidateCommand: ParsableCommand {
       }
     }
     print("\(files.count - invalid) of \(files.count) scenario files valid")
-    if invalid > 0 { throw ExitCode(2) }
+    // Workload files (`chaos explore --workload`) kept beside the scenarios: checked as workloads.
+    var invalidWorkloads = 0
+    for file in workloads {
+      do {
+        _ = try WorkloadLoader.load(path: file)
+      } catch {
+        invalidWorkloads += 1
+        FileHandle.standardError.write(Data("\(error)\n".utf8))
+      }
+    }
+    if !workloads.isEmpty {
+      print("\(workloads.count - invalidWorkloads) of \(workloads.count) workload files valid")
+    }
+    if invalid + invalidWorkloads > 0 { throw ExitCode(2) }
   }
 }

@@ -1,3 +1,4 @@
+import Failpoints
 import Foundation
 import Synchronization
 
@@ -12,7 +13,10 @@ public struct Explorer: Sendable {
     public var app: JSONValue?
     /// The run's seed; sequence i uses (seed, i).
     public var seed: UInt64 = 1
-    /// Stop after this many seconds (checked between sequences).
+    /// Explore for this many seconds, a hard limit: when they are up, the sequences under way
+    /// are cut (their launch's process groups killed and reaped, never judged) and counted in
+    /// `Report.cut`. The store's replay before exploring counts against them; a divergence found
+    /// in them is still shrunk and re-run after (`Report.Failure.secondsToShrink`).
     public var seconds: Double?
     /// Stop after this many sequences.
     public var sequences: Int?
@@ -86,6 +90,10 @@ public struct Explorer: Sendable {
     runOptions.recordsTimeline = options.recordsTimeline
     let runner = ScenarioRunner(options: runOptions)
     let started = Date()
+    // Exploring's runner cuts its sequences when the time is up; the replay and the shrinker's do not.
+    var cutting = runOptions
+    cutting.cutoff = options.seconds.map { MonotonicClock.nanoseconds() + UInt64($0 * 1e9) }
+    let explorer = ScenarioRunner(options: cutting)
     try? FileManager.default.createDirectory(
       atPath: options.artifactsDirectory + "/explore", withIntermediateDirectories: true)
     var initial = Report(seed: options.seed)
@@ -114,7 +122,14 @@ public struct Explorer: Sendable {
         if let budgetSequences, index >= budgetSequences { return }
         let original = generator.sequence(seed: options.seed, index: index)
         let judgement = Judgement(original)
-        let result = runner.run(scenario(original, name: "s\(index)"), judge: judgement.judge)
+        let result = explorer.run(scenario(original, name: "s\(index)"), judge: judgement.judge)
+        if result.cutAtLaunch != nil {
+          state.withLock {
+            $0.cut += 1
+            $0.launches += result.processes.count
+          }
+          return
+        }
         let sequence = judgement.sequence
         let verdict = SequenceVerdict(
           index: index, seed: sequence.seed, summary: sequence.summary, launches: sequence.steps.count,

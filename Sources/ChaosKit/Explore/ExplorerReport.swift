@@ -7,8 +7,10 @@ extension Explorer {
     public var seed: UInt64
     /// The shard this run explored, `i/n` (nil: the whole campaign).
     public var shard: String?
-    /// Sequences run.
+    /// Sequences run to their end and judged.
     public var sequences = 0
+    /// Sequences under way when `--time` was up: cut (their processes killed), not judged.
+    public var cut = 0
     /// Launches run, every process of a shared launch counted.
     public var launches = 0
     /// Wall-clock seconds of the run.

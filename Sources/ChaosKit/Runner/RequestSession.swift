@@ -42,6 +42,8 @@ final class RequestSession: Sendable {
     var directory: String
     /// The scenario's folder: commands run there.
     var scenarioFolder: String
+    /// The run's cutoff (`RunOptions.cutoff`): a command still running then is killed.
+    var cutoff: UInt64? = nil
   }
 
   private struct State {
@@ -184,7 +186,12 @@ final class RequestSession: Sendable {
     let end: ProcessEnd
     do {
       let pid = try launcher.spawn()
-      end = ProcessLauncher.wait(pid, timeout: command.timeoutSeconds)
+      var timeout = command.timeoutSeconds
+      if let cutoff = context.cutoff {
+        let now = MonotonicClock.nanoseconds()
+        timeout = min(timeout, cutoff > now ? Double(cutoff - now) / 1e9 : 0.001)
+      }
+      end = ProcessLauncher.wait(pid, timeout: timeout)
     } catch {
       result.failure = "\(error)"
       return

@@ -76,6 +76,10 @@ public struct ScenarioResult: Encodable, Sendable {
   public var seconds: Double
   /// Artifacts directory (kept on failure or with `--keep`), nil when removed.
   public var artifacts: String?
+  /// The launch under way when the run's cutoff passed (`RunOptions.cutoff`, `chaos explore
+  /// --time`): its processes were killed and it and the launches after it were not judged.
+  /// Nil when the scenario ran to its end.
+  package var cutAtLaunch: Int?
 
   /// Whether it passed.
   public var passed: Bool { status == .passed }

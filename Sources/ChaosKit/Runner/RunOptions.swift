@@ -1,3 +1,4 @@
+import Failpoints
 import Foundation
 
 /// How `chaos run` runs scenarios.
@@ -19,6 +20,20 @@ public struct RunOptions: Sendable {
   /// Keep each process's events and crash frames in its result (`ProcessResult.timeline`), for
   /// the HTML report and the trace files; the artifacts of passing scenarios are deleted.
   public var recordsTimeline = false
+  /// When a run is cut (`MonotonicClock.nanoseconds()`; `chaos explore --time`): a launch under
+  /// way then has its process groups killed, a request command too, and the scenario ends
+  /// there with `ScenarioResult.cutAtLaunch` set; nil: never.
+  package var cutoff: UInt64?
+
+  /// Whether the cutoff has passed.
+  package var isCut: Bool { cutoff.map { MonotonicClock.nanoseconds() >= $0 } ?? false }
+
+  /// Seconds until the cutoff (infinite without one).
+  package var secondsToCutoff: Double {
+    guard let cutoff else { return .infinity }
+    let now = MonotonicClock.nanoseconds()
+    return cutoff > now ? Double(cutoff - now) / 1e9 : 0
+  }
 
   /// Default options.
   public init() {}

@@ -41,6 +41,10 @@ public struct ScenarioRunner: Sendable {
       var restarts = KubeletRestarts()
       launches: for (index, spec) in scenario.launches.enumerated() {
         let number = index + 1
+        if options.isCut {
+          result.cutAtLaunch = number
+          break launches
+        }
         do {
           for action in judge?.setup(number) ?? spec.before {
             if case .newBinary = action { target = try copyBinary(target, into: workDirectory + "/bin-\(number)") }
@@ -70,6 +74,11 @@ public struct ScenarioRunner: Sendable {
             scenario, spec, number: number, iteration: iteration, target: target, workDirectory: workDirectory,
             stateDirectory: stateDirectory, stoppedEarlier: stoppedEarlier, restart: restart, judge: judge)
           result.processes += processes
+          // Killed at the cutoff: what it showed is not what it would have done, so it is not judged.
+          if options.isCut, processes.contains(where: { $0.end == .timedOut }) {
+            result.cutAtLaunch = number
+            break launches
+          }
           stoppedEarlier = Dictionary(
             processes.filter(\.stoppedByHarness).map { ($0.targetPid ?? $0.pid, number) }, uniquingKeysWith: { $1 })
           for process in processes where !process.failures.isEmpty {
@@ -210,7 +219,8 @@ public struct ScenarioRunner: Sendable {
             context: RequestSession.Context(
               pid: pid, port: port, environment: environment, eventsPath: directory + "/events.ndjson",
               directory: directory,
-              scenarioFolder: URL(fileURLWithPath: scenario.path).deletingLastPathComponent().path))
+              scenarioFolder: URL(fileURLWithPath: scenario.path).deletingLastPathComponent().path,
+              cutoff: options.cutoff))
           session.start()
           sessions[pid] = session
         }
@@ -230,7 +240,9 @@ public struct ScenarioRunner: Sendable {
       var signalled = false
       let elapsed = Double(MonotonicClock.nanoseconds() - child.spawned) / 1e9
       let ticking = !supervisors.isEmpty || !kubelets.isEmpty || !daemonStops.isEmpty || spec.sendSignal != nil
-      let end = ProcessLauncher.wait(child.pid, timeout: max(0.001, timeout - elapsed), ticking: ticking) {
+      // The watchdog's deadline, or the run's cutoff when that comes first.
+      let left = min(timeout - elapsed, options.secondsToCutoff)
+      let end = ProcessLauncher.wait(child.pid, timeout: max(0.001, left), ticking: ticking) {
         for supervisor in supervisors { supervisor.tick() }
         kubelets[child.pid]?.tick()
         daemonStops[child.pid]?.tick(requestsDone: sessions[child.pid]?.isDone ?? true)

@@ -25,4 +25,18 @@ package enum WorkloadLoader {
     if steps.isEmpty { throw reader.error(requests, "'requests' must list at least one request") }
     return steps
   }
+
+  /// Whether the file has a workload's shape: a mapping with `requests:` and neither `name:`
+  /// nor `launches:`, which every scenario has. A workload kept beside the scenarios is then
+  /// validated as a workload (`chaos validate`) and not run as a scenario; a file that is not
+  /// YAML is not a workload (the scenario loader says what is wrong with it).
+  package static func isWorkload(path: String) -> Bool {
+    guard let data = FileManager.default.contents(atPath: path) else { return false }
+    let text = String(decoding: data, as: UTF8.self)
+    // Most scenarios have no requests: only files that mention them are parsed here.
+    guard text.contains("requests") else { return false }
+    guard case .mapping(let mapping)? = try? Yams.compose(yaml: text) else { return false }
+    let keys = Set(mapping.keys.compactMap { $0.scalar?.string })
+    return keys.contains("requests") && !keys.contains("name") && !keys.contains("launches")
+  }
 }

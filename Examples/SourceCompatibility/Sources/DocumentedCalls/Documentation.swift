@@ -155,3 +155,15 @@ public func attachTheProbe() {
   ChaosProbe.emit("ready", ["port": 8080])
   _ = ChaosProbe.isActive
 }
+
+/// "Servers and signals" and "Testing your own app" (issue 42): a failpoint evaluated for its
+/// crash alone, with no `_ =` (no unused-result warning: `evaluate` is `@discardableResult`), one
+/// that guards I/O, and crash capture installed for production with the organizer's directory.
+public func ownFailpointsAndProductionCrashCapture(configuration: LaunchOrganizer.Configuration) -> Int32? {
+  var crashOptions = CrashCapture.Options()
+  crashOptions.reportDirectory = configuration.stateDirectory
+  try? CrashCapture.install(crashOptions)
+  FailpointRegistry.shared.evaluate("journal.replay")  // crashes, hangs and exits need no result
+  if case .fail(let errno) = FailpointRegistry.shared.evaluate("journal.fsync") { return errno }
+  return nil
+}
