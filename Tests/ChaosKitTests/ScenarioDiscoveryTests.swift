@@ -64,4 +64,15 @@ final class ScenarioDiscoveryTests: XCTestCase {
     XCTAssertFalse(WorkloadLoader.isWorkload(path: scenario))
     XCTAssertEqual(try ScenarioDiscovery.files(in: [root + "/Scenarios"]).count, 2)
   }
+
+  /// `chaos validate .` in a package: its .build/ holds the dependencies' checkouts, whose CI
+  /// workflows are YAML too (the kvd example's validate step failed on 62 of them).
+  func testHiddenFoldersAreNotSearched() throws {
+    for hidden in ["/Scenarios/.build/checkouts/dep/.github/workflows", "/Scenarios/.git"] {
+      try FileManager.default.createDirectory(atPath: root + hidden, withIntermediateDirectories: true)
+      try Data("on: push\n".utf8).write(to: URL(fileURLWithPath: root + hidden + "/ci.yml"))
+    }
+    try Data("on: push\n".utf8).write(to: URL(fileURLWithPath: root + "/Scenarios/.hidden.yaml"))
+    XCTAssertEqual(try ScenarioDiscovery.files(in: [root + "/Scenarios"]), [root + "/Scenarios/Counting/a.yaml"])
+  }
 }

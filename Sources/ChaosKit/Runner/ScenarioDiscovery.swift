@@ -13,7 +13,8 @@ package enum ScenarioDiscovery {
     try yamlFiles(in: paths).filter { WorkloadLoader.isWorkload(path: $0) }
   }
 
-  /// YAML files under each path; a file path is taken as is. Missing paths are errors, with
+  /// YAML files under each path, hidden files and folders (`.build/`, `.git/`) left out; a
+  /// file path is taken as is. Missing paths are errors, with
   /// the existing path that differs only in letter case when there is one (`chaos run
   /// scenarios/` where the folder is `Scenarios/`: case matters on Linux, not on a Mac).
   package static func yamlFiles(in paths: [String]) throws(ScenarioError) -> [String] {
@@ -31,6 +32,12 @@ package enum ScenarioDiscovery {
       }
       let enumerator = FileManager.default.enumerator(atPath: path)
       while let relative = enumerator?.nextObject() as? String {
+        // Hidden entries are not the user's scenarios: a package's .build/ holds its
+        // dependencies' checkouts (their CI workflows are YAML too), .git/ and .github/ others.
+        if (relative as NSString).lastPathComponent.hasPrefix(".") {
+          enumerator?.skipDescendants()
+          continue
+        }
         if relative.hasSuffix(".yaml") || relative.hasSuffix(".yml") {
           files.append((path as NSString).appendingPathComponent(relative))
         }
