@@ -6,12 +6,15 @@
 // - install saves whatever is there and chains to it from the handler; it never trusts an
 //   earlier install, since libdispatch's first signal source for SIGTERM replaces any handler
 //   without chaining;
-// - SIGTERM owned by libdispatch (its handler is the current one): nothing is installed. The
-//   signal reaches libdispatch's signalfd, read by its manager thread and handed to every
-//   Dispatch source for SIGTERM, so the Swift side adds a source of its own (StopRequests.swift);
+// - SIGTERM owned by libdispatch (its handler is the current one): ours goes in front of
+//   libdispatch's, chaining to it, and the Swift side adds a Dispatch source of its own
+//   (StopRequests.swift). libdispatch installs its handler once per process, on the first
+//   source for a signal, and never again, so ours stays in front; the source covers a SIGTERM
+//   that no handler sees (blocked in every thread, read straight from libdispatch's signalfd);
 // - while armed, the watcher re-checks the owner (lcc_stop_signal_check): a handler installed
-//   after ours without chaining gets ours on top of it again, chaining to it; libdispatch
-//   taking over makes the Swift side add its source;
+//   after ours without chaining, or libdispatch's, gets ours on top of it again, chaining to
+//   it, at once (libdispatch's taking over also makes the Swift side add its source, which
+//   needs libdispatch's manager thread to run before it is registered);
 // - uninstall restores what was there only if our handler is still the current one: a
 //   handler installed after ours is never replaced;
 // - when what was there is the default action (termination), the handler does not terminate
@@ -200,7 +203,10 @@ static int install_locked(int wake_fd) {
   switch (owner_of(&current)) {
     case LCC_SIGNAL_OWNER_OURS: return 0;  // another launch in this process: armed again
     case LCC_SIGNAL_OWNER_IGNORED: return 1;
-    case LCC_SIGNAL_OWNER_DISPATCH: return 2;
+    case LCC_SIGNAL_OWNER_DISPATCH:
+      // In front of libdispatch's handler, chaining to it; the Swift side adds its source.
+      (void)install_over(&current);
+      return 2;
     default: break;
   }
   if (install_over(&current) != 0) {
@@ -221,18 +227,21 @@ static int check_locked(void) {
   if (!atomic_load(&armed)) return 0;
   struct sigaction current;
   if (sigaction(SIGTERM, NULL, &current) != 0) return -1;
-  switch (owner_of(&current)) {
+  int owner = owner_of(&current);
+  switch (owner) {
     case LCC_SIGNAL_OWNER_OURS: return 0;
     case LCC_SIGNAL_OWNER_IGNORED: return 1;
-    case LCC_SIGNAL_OWNER_DISPATCH: return 2;
     default: break;
   }
-  // A handler (or the default action) was put in place of ours during the launch: ours goes
-  // on top again and chains to it. If it chains back to ours, we then stand for what we
-  // chained to before.
+  // A handler, libdispatch's or the default action was put in place of ours during the
+  // launch: ours goes on top again and chains to it, from this moment on (libdispatch's hands
+  // each SIGTERM to every Dispatch source). If it chains back to ours, we then stand for what
+  // we chained to before.
   outer_action = chain_actions[atomic_load(&chain_slot)];
   atomic_store(&has_outer_action, 1);
-  return install_over(&current) == 0 ? 3 : -1;
+  int installed = install_over(&current) == 0;
+  if (owner == LCC_SIGNAL_OWNER_DISPATCH) return 2;  // the Swift side adds its source too
+  return installed ? 3 : -1;
 }
 
 int lcc_stop_signal_check(void) {

@@ -6,7 +6,9 @@ import Foundation
 public struct StopWindowCost: Codable, Sendable {
   /// One owner, one load.
   public struct Row: Codable, Sendable {
-    /// `dispatch` (a Dispatch signal source, as Vapor and ServiceGroup make) or `handler`.
+    /// `dispatch` (a Dispatch signal source, as Vapor and ServiceGroup make, from its
+    /// `resume()`), `dispatch-registered` (the same, from its registration handler) or
+    /// `handler` (from `signal()`).
     public var owner: String
     /// Whether busy loops (one per core, plus one) ran beside the helper.
     public var loaded: Bool
@@ -68,10 +70,13 @@ extension BenchTables {
     "\nSIGTERM owner appearing during the launch → the organizer's adoption, fresh processes (µs)\n"
       + BenchTable.render(
         cost.rows.map { row in
-          (
-            "\(row.owner == "dispatch" ? "Dispatch signal source" : "signal handler"), \(row.loaded ? "all cores busy" : "idle")",
-            row.window
-          )
+          let owner =
+            switch row.owner {
+            case "dispatch": "Dispatch source, from resume() (upper bound)"
+            case "dispatch-registered": "Dispatch source, from its registration (lower bound)"
+            default: "signal handler, from signal()"
+            }
+          return ("\(owner), \(row.loaded ? "all cores busy" : "idle")", row.window)
         })
   }
 }

@@ -48,12 +48,14 @@ extension LaunchOrganizer {
 ///   wakes this watcher's thread through a pipe; the thread records the stop request in the
 ///   sentinel — a durable write no signal handler may make — then, when the signal's previous
 ///   action was the default one, ends the process by SIGTERM;
-/// - a Dispatch signal source (swift-service-lifecycle, Vapor): libdispatch reads SIGTERM from
-///   a signalfd and hands it to every Dispatch source for it, so a source of ours records it;
+/// - a Dispatch signal source (swift-service-lifecycle, Vapor): the C handler goes in front of
+///   libdispatch's, chaining to it, and a source of ours records a SIGTERM too (libdispatch
+///   reads it from a signalfd and hands it to every Dispatch source for it);
 /// - an owner that takes SIGTERM during the launch is adopted by the watcher, which re-checks
 ///   the owner every millisecond while a launch is armed (every 10 ms after its first
-///   second), and reported once. A SIGTERM that reaches the new owner before the watcher
-///   looks is not seen (``StopSignalReport/advice`` says how an app closes that window).
+///   second), puts the C handler back in front at once, and reports it once. A SIGTERM that
+///   reaches the new owner before the watcher looks is not seen (``StopSignalReport/advice``
+///   says how an app closes that window).
 ///
 /// Every decision about a Dispatch source is taken under `state`'s lock, where the source is
 /// made: a source is made, configured and resumed in one critical section, and only while a
@@ -171,8 +173,11 @@ final class StopSignal: Sendable {
     switch lcc_stop_signal_check() {
     case 2:
       beforeAdoption.withLock { $0 }?()
-      // Reported once registered: from then on every SIGTERM reaches it.
-      if adoptDispatchOwner() { reportDuringLaunch(.dispatchSource) }
+      // Our handler is already in front of libdispatch's again: from here every SIGTERM that
+      // a handler receives is recorded. The source covers one that none does (SIGTERM blocked
+      // in every thread), once libdispatch's manager thread has registered it.
+      reportDuringLaunch(.dispatchSource)
+      adoptDispatchOwner()
     case 3:
       reportDuringLaunch(.handler)
     case 1:

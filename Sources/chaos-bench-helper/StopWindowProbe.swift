@@ -7,15 +7,22 @@ import Synchronization
 /// `chaos-bench-helper --stop-window dispatch|handler STATE_DIR`: one launch of a fresh process
 /// during which SIGTERM gets a new owner — a Dispatch signal source, as Vapor's serve command
 /// and ServiceGroup make, or a plain handler — and the time until the organizer adopts it
-/// (its stop-signal report), from the moment SIGTERM's disposition changed. A SIGTERM in that
-/// window reaches only the new owner. Prints one JSON object: `{"window_ns": N}`.
+/// (its stop-signal report). A SIGTERM in that window reaches only the new owner. Prints one
+/// JSON object: `{"window_ns": N}` from the app's call (`signal`, or the source's `resume()`,
+/// after which libdispatch installs its handler from its manager thread: an upper bound), and
+/// for a Dispatch source `"registered_window_ns"` from its registration handler (which runs
+/// after libdispatch installed its handler: a lower bound; 0 when the adoption came first).
 enum StopWindowProbe {
   /// The app's signal source, made and resumed at once, kept for the process's life (Dispatch
   /// sources are thread-safe; one released unresumed would trap).
   private final class AppSource: @unchecked Sendable {
     let source = DispatchSource.makeSignalSource(signal: SIGTERM, queue: DispatchQueue(label: "app-sigterm"))
+    let registeredAt = Atomic<UInt64>(0)
     init() {
       source.setEventHandler {}
+      source.setRegistrationHandler { [unowned self] in
+        registeredAt.store(MonotonicClock.nanoseconds(), ordering: .relaxed)
+      }
       source.resume()
     }
   }
@@ -55,6 +62,13 @@ enum StopWindowProbe {
       exit(1)
     }
     let changed = changedAt.load(ordering: .relaxed)
-    print("{\"window_ns\": \(adopted >= changed ? adopted - changed : 0)}")
+    var fields = ["\"window_ns\": \(adopted >= changed ? adopted - changed : 0)"]
+    if let source = appSource.withLock({ $0 }) {
+      let end = MonotonicClock.nanoseconds() + 5_000_000_000
+      while source.registeredAt.load(ordering: .relaxed) == 0, MonotonicClock.nanoseconds() < end { usleep(100) }
+      let registered = source.registeredAt.load(ordering: .relaxed)
+      fields.append("\"registered_window_ns\": \(adopted >= registered ? adopted - registered : 0)")
+    }
+    print("{" + fields.joined(separator: ", ") + "}")
   }
 }

@@ -11,7 +11,7 @@ extension HelperBench {
     for loaded in [false, true] {
       let load = loaded ? try BusyLoad() : nil
       defer { load?.stop() }
-      var samples: [String: [UInt64]] = ["dispatch": [], "handler": []]
+      var samples: [String: [UInt64]] = ["dispatch": [], "dispatch-registered": [], "handler": []]
       for run in 0..<runs {
         for owner in ["dispatch", "handler"] {
           let directory = workDirectory + "/stop-window-\(owner)-\(run)"
@@ -20,9 +20,12 @@ extension HelperBench {
             throw ValidationError("\(helper) --stop-window \(owner) printed no window: \(result)")
           }
           samples[owner, default: []].append(UInt64(window))
+          if case .number(let registered)? = result["registered_window_ns"] {
+            samples["dispatch-registered", default: []].append(UInt64(registered))
+          }
         }
       }
-      for owner in ["dispatch", "handler"] {
+      for owner in ["dispatch", "dispatch-registered", "handler"] {
         rows.append(.init(owner: owner, loaded: loaded, window: LatencySummary(nanoseconds: samples[owner] ?? [])))
       }
     }

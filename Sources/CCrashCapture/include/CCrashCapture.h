@@ -101,13 +101,15 @@ int64_t lcc_benchmark_walk(void);
 
 /// Arms stop recording. Installs the SIGTERM handler in front of the current disposition,
 /// chaining to it. While armed, a SIGTERM writes one byte to `wake_fd` (the watcher's pipe)
-/// once. Returns 0 when installed (or already ours), 1 when SIGTERM is ignored and 2 when a
-/// Dispatch signal source owns it (nothing installed in either case), -1 on failure.
+/// once. Returns 0 when installed (or already ours), 1 when SIGTERM is ignored (nothing
+/// installed) and 2 when a Dispatch signal source owns it (installed in front of libdispatch's
+/// handler; the caller adds a Dispatch source of its own), -1 on failure.
 int lcc_stop_signal_install(int wake_fd);
 
 /// While armed, from the watcher: 0 when our handler is still SIGTERM's, 1 when SIGTERM is
-/// now ignored, 2 when libdispatch took it, 3 when another handler (or the default action)
-/// replaced ours and ours was put in front of it again. -1 on failure; 0 when not armed.
+/// now ignored, 2 when libdispatch took it (ours was put in front of its handler again; the
+/// caller adds a Dispatch source), 3 when another handler (or the default action) replaced
+/// ours and ours was put in front of it again. -1 on failure; 0 when not armed.
 int lcc_stop_signal_check(void);
 
 /// Disarms, and restores the saved disposition only if our handler is still the current one.
