@@ -19,9 +19,12 @@ final class ExitTracker: Sendable {
   /// and that clean exit must still be recorded; `launchingFinished()` lets it go.
   private final class Entry: @unchecked Sendable {
     let organizer: LaunchOrganizer
+    /// Its launch's id.
+    let launchID: String
     let next: Entry?
-    init(_ organizer: LaunchOrganizer, next: Entry?) {
+    init(_ organizer: LaunchOrganizer, launchID: String, next: Entry?) {
       self.organizer = organizer
+      self.launchID = launchID
       self.next = next
     }
   }
@@ -36,7 +39,9 @@ final class ExitTracker: Sendable {
       var node = first
       while let current = node {
         node = current.next
-        if current.organizer !== organizer { kept = Entry(current.organizer, next: kept) }
+        if current.organizer !== organizer {
+          kept = Entry(current.organizer, launchID: current.launchID, next: kept)
+        }
       }
       first = kept
     }
@@ -44,10 +49,10 @@ final class ExitTracker: Sendable {
 
   private let tracked = Mutex(Tracked())
 
-  func track(_ organizer: LaunchOrganizer) {
+  func track(_ organizer: LaunchOrganizer, launchID: String) {
     let register = tracked.withLock { tracked in
       tracked.remove(organizer)
-      tracked.first = Entry(organizer, next: tracked.first)
+      tracked.first = Entry(organizer, launchID: launchID, next: tracked.first)
       defer { tracked.registered = true }
       return !tracked.registered
     }
@@ -56,6 +61,16 @@ final class ExitTracker: Sendable {
 
   func untrack(_ organizer: LaunchOrganizer) {
     tracked.withLock { $0.remove(organizer) }
+  }
+
+  /// Whether `launchID` is an unfinished launch of this process.
+  func isTracking(launchID: String) -> Bool {
+    var node = tracked.withLock { $0.first }
+    while let current = node {
+      if current.launchID == launchID { return true }
+      node = current.next
+    }
+    return false
   }
 
   /// The organizers `exit` would tell, newest first.

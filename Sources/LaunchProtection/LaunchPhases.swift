@@ -67,7 +67,7 @@ extension LaunchOrganizer {
       inner.degraded = decision.exhausted && policy.exhausted == .stayDegraded
       if case .protect = decision.mode { inner.heldLaunch = heldLaunch }
     }
-    ExitTracker.shared.track(self)
+    ExitTracker.shared.track(self, launchID: record.launchID)
     if configuration.ignoreTermination { StopSignal.shared.arm(for: self) }
     for problem in problems { emit(.stateProblem(problem)) }
     emit(.launch(finalDecision))
@@ -164,7 +164,11 @@ extension LaunchOrganizer {
     counted.reserveCapacity(capacity)
     kept.reserveCapacity(capacity + 1)
     for old in state.launchesInProgress where old.launchID != record.launchID {
-      if old.process.bootID == record.process.bootID, environment.isAlive(old.process) {
+      // A launch that names this very process (pid, start time, boot) but is none of its own
+      // unfinished launches ran in a process that had the same pid and start time: PID 1 of
+      // a container restarted within one clock tick (10 ms). It is dead.
+      let reusedIdentity = old.process == record.process && !ExitTracker.shared.isTracking(launchID: old.launchID)
+      if old.process.bootID == record.process.bootID, !reusedIdentity, environment.isAlive(old.process) {
         ignored.append((old, .stillRunning))
         kept.append(old)
       } else if configuration.ignoreReboots, old.process.bootID != record.process.bootID,

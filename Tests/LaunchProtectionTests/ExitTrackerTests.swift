@@ -18,3 +18,37 @@ final class ExitTrackerTests: XCTestCase {
     XCTAssertFalse(ExitTracker.shared.trackedOrganizers().contains { $0 === organizer })
   }
 }
+
+/// PID 1 of a container restarted within one clock tick: the new process has the pid, start
+/// time (10 ms ticks) and boot id of the one that died, so "is it alive?" says yes.
+final class ReusedIdentityTests: XCTestCase {
+  func testADeadLaunchWithThisProcesssOwnIdentityIsCounted() {
+    let launches = SimulatedLaunches()
+    let pidOne = ProcessIdentity(pid: 1, startTime: 4242, bootID: "boot-A")
+    var configuration = launches.configuration()
+    configuration.environment = LaunchEnvironment(
+      current: { pidOne }, isAlive: { $0 == pidOne }, executableID: { "build-1" })
+    let first = LaunchOrganizer(configuration: configuration)
+    first.finishLaunching(policy: .threshold(100), launch: {}, protect: { _ in })
+    ExitTracker.shared.untrack(first)  // the first container's process died mid-launch
+    let second = LaunchOrganizer(configuration: configuration)
+    second.finishLaunching(policy: .threshold(100), launch: {}, protect: { _ in })
+    defer { second.launchingFinished() }
+    XCTAssertEqual(second.decision?.count, 1, "a dead launch that had this process's pid and start time")
+  }
+
+  func testAnUnfinishedLaunchOfThisVeryProcessIsStillRunning() {
+    let launches = SimulatedLaunches()
+    let pidOne = ProcessIdentity(pid: 1, startTime: 4242, bootID: "boot-A")
+    var configuration = launches.configuration()
+    configuration.environment = LaunchEnvironment(
+      current: { pidOne }, isAlive: { $0 == pidOne }, executableID: { "build-1" })
+    let first = LaunchOrganizer(configuration: configuration)
+    first.finishLaunching(policy: .threshold(100), launch: {}, protect: { _ in })
+    defer { first.launchingFinished() }
+    let second = LaunchOrganizer(configuration: configuration)
+    second.finishLaunching(policy: .threshold(100), launch: {}, protect: { _ in })
+    defer { second.launchingFinished() }
+    XCTAssertEqual(second.decision?.count, 0, "the first organizer's launch runs in this process")
+  }
+}

@@ -71,8 +71,8 @@ final class LaunchPathRulesTests: XCTestCase {
     let launches = SimulatedLaunches()
     let first = launches.organizer()
     let second = launches.organizer()
-    ExitTracker.shared.track(first)
-    ExitTracker.shared.track(second)
+    ExitTracker.shared.track(first, launchID: "first")
+    ExitTracker.shared.track(second, launchID: "second")
     defer {
       ExitTracker.shared.untrack(first)
       ExitTracker.shared.untrack(second)
