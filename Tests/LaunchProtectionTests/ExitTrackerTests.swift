@@ -22,12 +22,19 @@ final class ExitTrackerTests: XCTestCase {
 /// PID 1 of a container restarted within one clock tick: the new process has the pid, start
 /// time (10 ms ticks) and boot id of the one that died, so "is it alive?" says yes.
 final class ReusedIdentityTests: XCTestCase {
-  func testADeadLaunchWithThisProcesssOwnIdentityIsCounted() {
-    let launches = SimulatedLaunches()
+  /// Every launch of this configuration is PID 1 with the same start time and boot id, alive;
+  /// its state lives in `launches`' directory.
+  private func pidOneConfiguration(_ launches: SimulatedLaunches) -> LaunchOrganizer.Configuration {
     let pidOne = ProcessIdentity(pid: 1, startTime: 4242, bootID: "boot-A")
     var configuration = launches.configuration()
     configuration.environment = LaunchEnvironment(
       current: { pidOne }, isAlive: { $0 == pidOne }, executableID: { "build-1" })
+    return configuration
+  }
+
+  func testADeadLaunchWithThisProcesssOwnIdentityIsCounted() {
+    let launches = SimulatedLaunches()
+    let configuration = pidOneConfiguration(launches)
     let first = LaunchOrganizer(configuration: configuration)
     first.finishLaunching(policy: .threshold(100), launch: {}, protect: { _ in })
     ExitTracker.shared.untrack(first)  // the first container's process died mid-launch
@@ -39,10 +46,7 @@ final class ReusedIdentityTests: XCTestCase {
 
   func testAnUnfinishedLaunchOfThisVeryProcessIsStillRunning() {
     let launches = SimulatedLaunches()
-    let pidOne = ProcessIdentity(pid: 1, startTime: 4242, bootID: "boot-A")
-    var configuration = launches.configuration()
-    configuration.environment = LaunchEnvironment(
-      current: { pidOne }, isAlive: { $0 == pidOne }, executableID: { "build-1" })
+    let configuration = pidOneConfiguration(launches)
     let first = LaunchOrganizer(configuration: configuration)
     first.finishLaunching(policy: .threshold(100), launch: {}, protect: { _ in })
     defer { first.launchingFinished() }
