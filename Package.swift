@@ -15,6 +15,8 @@ let package = Package(
     .library(name: "LaunchProtectionServiceLifecycle", targets: ["LaunchProtectionServiceLifecycle"]),
     .library(name: "LaunchProtectionLogging", targets: ["LaunchProtectionLogging"]),
     .library(name: "LaunchProtectionMetrics", targets: ["LaunchProtectionMetrics"]),
+    // One import for a Hummingbird or ServiceLifecycle server: the organizer, the probe, the log.
+    .library(name: "LaunchProtectionServer", targets: ["LaunchProtectionServer"]),
     .library(name: "ChaosKit", targets: ["ChaosKit"]),
     .executable(name: "chaos", targets: ["chaos"]),
     .executable(name: "chaos-target", targets: ["chaos-target"]),
@@ -62,6 +64,16 @@ let package = Package(
     .target(
       name: "LaunchProtectionMetrics",
       dependencies: ["LaunchProtection", .product(name: "Metrics", package: "swift-metrics")]
+    ),
+    // `ServerLaunch`: a server's launch protection, chaos probe, crash capture and swift-log events in
+    // one `Service` (no swift-metrics: `LaunchProtectionMetrics` stays opt-in).
+    .target(
+      name: "LaunchProtectionServer",
+      dependencies: [
+        "LaunchProtection", "ChaosProbe", "Failpoints", "LaunchProtectionServiceLifecycle", "LaunchProtectionLogging",
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "Logging", package: "swift-log"),
+      ]
     ),
     // Spawns targets with PR_SET_PDEATHSIG (C: the code between vfork and exec must be).
     .target(name: "CProcessSpawn"),

@@ -26,6 +26,9 @@ let package = Package(
     .executableTarget(
       name: "uses-metrics-adapter",
       dependencies: [.product(name: "LaunchProtectionMetrics", package: "LaunchChaos")]),
+    .executableTarget(
+      name: "uses-server-product",
+      dependencies: [.product(name: "LaunchProtectionServer", package: "LaunchChaos")]),
   ],
   swiftLanguageModes: [.v6]
 )

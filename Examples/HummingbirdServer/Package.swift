@@ -1,9 +1,10 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-// A Hummingbird 2 key-value server protected by LaunchProtection (async API, ServiceLifecycle
-// service, swift-log events, Prometheus metrics) and made a chaos target with ChaosProbe; its own
-// scenarios run from its own tests through ChaosKit.
+// A Hummingbird 2 key-value server protected by LaunchProtection through LaunchProtectionServer
+// (`ServerLaunch`: the organizer, crash capture, the chaos probe and swift-log events in one
+// ServiceLifecycle service) plus Prometheus metrics; its own scenarios run from its own tests
+// through ChaosKit.
 let package = Package(
   name: "HummingbirdServer",
   platforms: [.macOS(.v15)],
@@ -20,12 +21,8 @@ let package = Package(
     .executableTarget(
       name: "hbkv",
       dependencies: [
-        .product(name: "LaunchProtection", package: "LaunchChaos"),
-        .product(name: "LaunchProtectionServiceLifecycle", package: "LaunchChaos"),
-        .product(name: "LaunchProtectionLogging", package: "LaunchChaos"),
+        .product(name: "LaunchProtectionServer", package: "LaunchChaos"),
         .product(name: "LaunchProtectionMetrics", package: "LaunchChaos"),
-        .product(name: "ChaosProbe", package: "LaunchChaos"),
-        .product(name: "Failpoints", package: "LaunchChaos"),
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "Logging", package: "swift-log"),

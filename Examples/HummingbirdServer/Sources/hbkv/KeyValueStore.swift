@@ -1,5 +1,5 @@
-import Failpoints
 import Foundation
+import LaunchProtectionServer
 import Synchronization
 
 /// The server's data: `key=value` lines in one file, loaded at start-up, appended to by PUT.

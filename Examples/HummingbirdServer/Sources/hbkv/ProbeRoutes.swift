@@ -1,5 +1,5 @@
 import Hummingbird
-import LaunchProtection
+import LaunchProtectionServer
 import Prometheus
 
 /// What a Kubernetes pod's probes and a Prometheus scrape read: GET /health (liveness: the

@@ -1,6 +1,6 @@
 import Foundation
 import Hummingbird
-import LaunchProtection
+import LaunchProtectionServer
 import Logging
 import Prometheus
 
@@ -11,7 +11,7 @@ enum Server {
     store: KeyValueStore, port: Int, logger: Logger, organizer: LaunchOrganizer, metrics: PrometheusCollectorRegistry,
     beforeServerStarts: [@Sendable () async throws -> Void],
     onServerRunning: @escaping @Sendable () async -> Void
-  ) -> some ApplicationProtocol {
+  ) -> Application<RouterResponder<BasicRequestContext>> {
     let router = Router()
     ProbeRoutes.add(to: router, organizer: organizer, registry: metrics)
     router.get("/kv/:key") { _, context -> String in

@@ -1,10 +1,6 @@
-import ChaosProbe
-import Failpoints
 import Foundation
-import LaunchProtection
-import LaunchProtectionLogging
 import LaunchProtectionMetrics
-import LaunchProtectionServiceLifecycle
+import LaunchProtectionServer
 import Logging
 import Metrics
 import Prometheus
@@ -23,9 +19,10 @@ import ServiceLifecycle
 // HBKV_LAUNCH=while-serving: the server listens first and the launch runs beside it: /health
 // answers, /ready is 503 with the mode (a repair shows as protect) and /kv/* is 503 until the
 // launch finished — what a pod whose probes must answer during a long repair needs.
-// HBKV_SERVICE=none: no LaunchProtectionService; the server starts with `app.runService()`,
-// whose ServiceGroup owns SIGTERM and never tells the organizer (the organizer sees the stop
-// through a Dispatch source of its own).
+// HBKV_SERVICE: how the ServerLaunch service runs. Unset: `app.addServices(launch)` and
+// `app.runService()` (Hummingbird's inner group). `group`: an explicit ServiceGroup with the
+// launch last. `none`: no service, `app.runService()` alone, whose ServiceGroup owns SIGTERM and
+// never tells the organizer (the organizer sees the stop through a Dispatch source of its own).
 
 LoggingSystem.bootstrap(StreamLogHandler.standardError)
 let metricsRegistry = PrometheusCollectorRegistry()
@@ -37,29 +34,25 @@ let dataDirectory = environment["HBKV_DATA_DIR"] ?? "/var/lib/hbkv"
 let port = environment["CHAOS_PORT"].flatMap(Int.init) ?? 8080
 let launchInsideGroup = environment["HBKV_LAUNCH"] == "before-server-starts"
 let launchWhileServing = environment["HBKV_LAUNCH"] == "while-serving"
-let withLaunchService = environment["HBKV_SERVICE"] != "none"
 let store = KeyValueStore(dataDirectory: dataDirectory)
 try? FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
 
-var configuration = LaunchOrganizer.Configuration(
-  stateDirectory: ChaosProbe.stateDirectory(default: dataDirectory + "/launch"))
-// Each phase (launch, repair, relaunch) must reach the next within 1.5 s, or it is a hang:
-// SIGABRT, recorded as launch-hang with every thread's stack, and counted.
-configuration.launchDeadline = .milliseconds(Int(environment["HBKV_LAUNCH_DEADLINE_MS"] ?? "") ?? 1500)
-let organizer = LaunchOrganizer(configuration: configuration)
-ChaosProbe.declare(["kv.load", "kv.warmup", "kv.bind"])
+ChaosProbe.declare(["kv.load", "kv.warmup", "kv.bind"])  // before the ServerLaunch, which attaches the probe
 ChaosProbe.declare(["kv.repair"], phase: .repair)  // evaluated inside the repair (protocol 2 tells explore)
-ChaosProbe.attach(organizer)
-organizer.log(to: logger)
+// Two consecutive launch crashes: quarantine the data file. If the relaunch still dies, exit 75
+// before any repair or launch code (name it in the unit's RestartPreventExitStatus=). Each phase
+// (launch, repair, relaunch) must reach the next within 1.5 s, or it is a hang: SIGABRT,
+// recorded as launch-hang with every thread's stack, and counted.
+let launch = ServerLaunch(
+  stateDirectory: dataDirectory + "/launch",
+  launchDeadline: .milliseconds(Int(environment["HBKV_LAUNCH_DEADLINE_MS"] ?? "") ?? 1500),
+  policy: .threshold(2).whenExhausted(.exit(status: 75)), logger: logger)
+let organizer = launch.organizer
 organizer.recordMetrics()
 
-// Two consecutive launch crashes: quarantine the data file. If the relaunch still dies, exit 75
-// before any repair or launch code (name it in the unit's RestartPreventExitStatus=).
-let policy = ProtectionPolicy.threshold(2).whenExhausted(.exit(status: 75))
-
 /// The launch: everything between the process start and "the server is listening".
-@Sendable func launch() async throws {
-  let outcome = try await organizer.launch(policy: policy) { context in
+@Sendable func startUp() async throws {
+  let outcome = try await launch.begin { context in
     logger.warning("repairing: quarantining the data file", metadata: ["count": "\(context.count)"])
     _ = FailpointRegistry.shared.evaluate("kv.repair")  // `hang`: a repair past the deadline
     try store.quarantineDataFile()
@@ -76,35 +69,35 @@ let policy = ProtectionPolicy.threshold(2).whenExhausted(.exit(status: 75))
   }
 }
 
-// Last in the group, so it is the first told about a graceful shutdown; the launch finishes
-// once Hummingbird is listening.
-let launchService = LaunchProtectionService(organizer: organizer)
-@Sendable func markLaunchFinished() async {
-  if withLaunchService { await launchService.markLaunchFinished() } else { await organizer.markLaunchingFinished() }
-}
-let app = Server.application(
+let service = environment["HBKV_SERVICE"]
+var app = Server.application(
   store: store, port: port, logger: logger, organizer: organizer, metrics: metricsRegistry,
-  beforeServerStarts: launchInsideGroup ? [launch, checkBind] : [checkBind],
+  beforeServerStarts: launchInsideGroup ? [startUp, checkBind] : [checkBind],
   onServerRunning: {
-    guard launchWhileServing else { return await markLaunchFinished() }
+    guard launchWhileServing else { return await launch.markFinished() }
     // Hummingbird handles connections only once this returns: the launch runs beside the server.
     Task {
       do {
-        try await launch()
+        try await startUp()
       } catch {
         logger.error("hbkv failed: \(error)")
         exit(1)
       }
-      await markLaunchFinished()
+      await launch.markFinished()
     }
   })
-let group = ServiceGroup(
-  configuration: .init(
-    services: [app, launchService], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+if service == nil { app.addServices(launch) }  // runs in the app's inner group
 
 do {
-  if !launchInsideGroup && !launchWhileServing { try await launch() }
-  if withLaunchService { try await group.run() } else { try await app.runService() }
+  if !launchInsideGroup && !launchWhileServing { try await startUp() }
+  if service == "group" {
+    // Last in the group, so it is the first told about a graceful shutdown.
+    let group = ServiceGroup(
+      configuration: .init(services: [app, launch], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+    try await group.run()
+  } else {
+    try await app.runService()
+  }
   logger.info("stopped")
   exit(0)
 } catch {

@@ -1,0 +1,25 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// The README's "Integration in ten lines" for a server, as a program: Sources/quickstart/main.swift
+// holds the README's snippet verbatim between markers (CI/check-readme-snippet compares them), and
+// Scenarios/ runs it (CI/test: a crash loop is repaired, the relaunch serves, a SIGTERM is not counted).
+let package = Package(
+  name: "ServerQuickStart",
+  platforms: [.macOS(.v15)],
+  dependencies: [
+    // In your project: .package(url: "<LaunchChaos repository>", from: "…")
+    .package(name: "LaunchChaos", path: "../.."),
+    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
+  ],
+  targets: [
+    .executableTarget(
+      name: "quickstart",
+      dependencies: [
+        .product(name: "LaunchProtectionServer", package: "LaunchChaos"),
+        .product(name: "Hummingbird", package: "hummingbird"),
+      ]
+    )
+  ],
+  swiftLanguageModes: [.v6]
+)

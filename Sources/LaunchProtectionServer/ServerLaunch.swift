@@ -1,0 +1,172 @@
+import ChaosProbe
+import LaunchProtection
+import LaunchProtectionLogging
+import LaunchProtectionServiceLifecycle
+import Logging
+import ServiceLifecycle
+
+/// A server's launch protection in one `Service`: the organizer, crash capture, the chaos probe
+/// and swift-log events, wired as `Examples/HummingbirdServer` does by hand.
+///
+/// Begin the launch before the server starts (or in Hummingbird's `beforeServerStarts`), mark it
+/// finished once the server listens, and run it as a service of the app:
+///
+/// ```swift
+/// import Hummingbird
+/// import LaunchProtectionServer
+///
+/// let launch = ServerLaunch(stateDirectory: "/var/lib/todos/launch", launchDeadline: .seconds(30))
+/// try await launch.begin { _ in try clearCaches() }    // the repair, once 2 launches in a row crashed
+/// let router = try await buildRouter()                 // your start-up: a crash here is a launch crash
+/// var app = Application(router: router, onServerRunning: { _ in await launch.markFinished() })
+/// app.addServices(launch)
+/// try await app.runService()
+/// ```
+///
+/// With an explicit `ServiceGroup`, put it **last** (the group stops its services in reverse
+/// order, so it hears a graceful shutdown first):
+///
+/// ```swift
+/// let group = ServiceGroup(configuration: .init(
+///   services: [app, launch], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+/// try await group.run()
+/// ```
+///
+/// What `init` sets up, in this order:
+/// - a `LaunchOrganizer` on `stateDirectory` (under `chaos`, `CHAOS_STATE_DIR` instead:
+///   `ChaosProbe.stateDirectory(default:)`);
+/// - `ChaosProbe.attach(organizer)`: under `chaos` (`CHAOS_EVENTS` set) the events file, the
+///   failpoints and crash capture; otherwise nothing at all. Declare your own failpoints with
+///   `ChaosProbe.declare` **before** creating the `ServerLaunch`;
+/// - `organizer.log(to: logger)`: every launch event through swift-log;
+/// - crash capture (`CrashCapture.install`, reports in the state directory, chaining to the
+///   handler before it), unless `ChaosProbe` installed it or `crashCapture` is false: the next
+///   launch then names the previous launch's crash (``LaunchDecision/previousCrash``, the log).
+///
+/// As a `Service` it is `LaunchProtectionService`: a graceful shutdown during the launch is
+/// recorded as a stop request (that launch is not counted), and ``markFinished()`` also gives
+/// every thread an alternate signal stack. A SIGTERM before the service runs (a launch begun
+/// before `runService()`) is recorded by the organizer itself. Added with `addServices`, the
+/// service runs in Hummingbird's inner group and hears the shutdown after the server drained;
+/// during a launch in `beforeServerStarts` the organizer's own SIGTERM watcher records the stop.
+public final class ServerLaunch: Service, CustomStringConvertible {
+  /// The organizer that runs this process's launch: its `status` for a readiness probe,
+  /// `recordMetrics()` (LaunchProtectionMetrics), `addObserver` for your own events.
+  public let organizer: LaunchOrganizer
+  /// The policy ``begin(repair:)`` runs the launch with.
+  public let policy: ProtectionPolicy
+  private let service: LaunchProtectionService
+
+  /// A server launch on `stateDirectory` (the count and crash reports live there; keep it on
+  /// persistent storage, one per app).
+  ///
+  /// ```swift
+  /// let launch = ServerLaunch(stateDirectory: "/var/lib/todos/launch", launchDeadline: .seconds(30), logger: logger)
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - stateDirectory: the organizer's state directory (`CHAOS_STATE_DIR` under `chaos`).
+  ///   - launchDeadline: each phase (launch, repair, relaunch) must reach the next within it,
+  ///     or the process is aborted with every thread's stack and the launch counted; nil (the
+  ///     default): a hung launch is never counted.
+  ///   - policy: when protect mode runs the repair; by default after two launch crashes in a row.
+  ///   - logger: where launch events go (`organizer.log(to:)`).
+  ///   - crashCapture: install crash capture (default true). False leaves crashes to the
+  ///     handlers already there (and, under `chaos`, to none of ours).
+  public convenience init(
+    stateDirectory: String, launchDeadline: Duration? = nil, policy: ProtectionPolicy = .threshold(2),
+    logger: Logger = Logger(label: "LaunchProtection"), crashCapture: Bool = true
+  ) {
+    var configuration = LaunchOrganizer.Configuration(stateDirectory: stateDirectory)
+    configuration.launchDeadline = launchDeadline
+    self.init(configuration: configuration, policy: policy, logger: logger, crashCapture: crashCapture)
+  }
+
+  /// A server launch with every organizer setting of `configuration` (its state directory
+  /// replaced by `CHAOS_STATE_DIR` under `chaos`).
+  ///
+  /// ```swift
+  /// var configuration = LaunchOrganizer.Configuration(stateDirectory: "/var/lib/todos/launch")
+  /// configuration.readyWhenDegraded = true
+  /// let launch = ServerLaunch(configuration: configuration, policy: .threshold(3))
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - configuration: the organizer's configuration.
+  ///   - policy: when protect mode runs the repair; by default after two launch crashes in a row.
+  ///   - logger: where launch events go (`organizer.log(to:)`).
+  ///   - crashCapture: install crash capture (default true).
+  public init(
+    configuration: LaunchOrganizer.Configuration, policy: ProtectionPolicy = .threshold(2),
+    logger: Logger = Logger(label: "LaunchProtection"), crashCapture: Bool = true
+  ) {
+    var configuration = configuration
+    configuration.stateDirectory = ChaosProbe.stateDirectory(default: configuration.stateDirectory)
+    let organizer = LaunchOrganizer(configuration: configuration)
+    var probe = ChaosProbe.Options()
+    probe.crashCapture = crashCapture
+    ChaosProbe.attach(organizer, options: probe)
+    organizer.log(to: logger)
+    if crashCapture && !CrashCapture.isInstalled {
+      var options = CrashCapture.Options()
+      options.reportDirectory = organizer.store.directory
+      do {
+        try CrashCapture.install(options)
+      } catch {
+        logger.warning(
+          "crash capture not installed: \(error)", metadata: ["launch.event": "crash_capture_unavailable"],
+          source: "LaunchProtection")
+      }
+    }
+    self.organizer = organizer
+    self.policy = policy
+    self.service = LaunchProtectionService(organizer: organizer)
+  }
+
+  /// The launch's state now (mode, count, level, whether it finished), for a readiness probe:
+  /// `organizer.status`.
+  public var status: LaunchStatus { organizer.status }
+
+  /// Begins the launch: counts it and, in protect mode, awaits `repair`; then returns, and the
+  /// code after the `await` is the launch (the relaunch after a repair). Call it once, before
+  /// the server starts or in Hummingbird's `beforeServerStarts`.
+  ///
+  /// ```swift
+  /// try await launch.begin { context in
+  ///   logger.warning("repairing", metadata: ["count": "\(context.count)"])
+  ///   try clearCaches()
+  /// }
+  /// ```
+  ///
+  /// - Parameter repair: protect mode's repair; a repair that throws leaves the launch
+  ///   unfinished (the next launch counts it and escalates).
+  /// - Returns: `.normal`, or `.repaired(level)` once the repair returned.
+  /// - Throws: what `LaunchOrganizer.launch(policy:repair:)` throws: `alreadyStarted`,
+  ///   `degraded` when every level failed and the policy stays degraded, the repair's error.
+  @discardableResult
+  public func begin(repair: @Sendable (ProtectContext) async throws -> Void) async throws -> LaunchOutcome {
+    try await organizer.launch(policy: policy, repair: repair)
+  }
+
+  /// The launch succeeded (the server listens): from here on a crash is not a launch crash.
+  /// Call it from Hummingbird's `onServerRunning`. It tells systemd READY=1, ends the launch
+  /// deadline and gives every thread an alternate signal stack when crash capture is
+  /// installed. Safe to call more than once, and without running the service.
+  ///
+  /// ```swift
+  /// var app = Application(router: router, onServerRunning: { _ in await launch.markFinished() })
+  /// ```
+  public func markFinished() async {
+    await service.markLaunchFinished()
+  }
+
+  /// Runs until graceful shutdown, then records the stop request (a no-op once the launch
+  /// finished). Cancelled without a graceful shutdown, it returns without recording anything.
+  /// The `ServiceGroup` calls it; add the launch with `app.addServices(launch)` or list it last.
+  public func run() async throws {
+    try await service.run()
+  }
+
+  /// The service's name in ServiceGroup logs.
+  public var description: String { "ServerLaunch" }
+}
