@@ -6,7 +6,8 @@ import Logging
 import ServiceLifecycle
 
 /// A server's launch protection in one `Service`: the organizer, crash capture, the chaos probe
-/// and swift-log events, wired as `Examples/HummingbirdServer` does by hand.
+/// and swift-log events, which a server otherwise wires by hand (`LaunchProtectionService`,
+/// `ChaosProbe.attach`, `organizer.log(to:)`, `CrashCapture.install`).
 ///
 /// Begin the launch before the server starts (or in Hummingbird's `beforeServerStarts`), mark it
 /// finished once the server listens, and run it as a service of the app:
@@ -14,12 +15,13 @@ import ServiceLifecycle
 /// ```swift
 /// import Hummingbird
 /// import LaunchProtectionServer
-///
 /// let launch = ServerLaunch(stateDirectory: "/var/lib/todos/launch", launchDeadline: .seconds(30))
-/// try await launch.begin { _ in try clearCaches() }    // the repair, once 2 launches in a row crashed
-/// let router = try await buildRouter()                 // your start-up: a crash here is a launch crash
-/// var app = Application(router: router, onServerRunning: { _ in await launch.markFinished() })
-/// app.addServices(launch)
+/// try await launch.begin { _ in try clearCaches() }  // counts the launch; after 2 crashes in a row, repairs
+/// let router = try await buildRouter()  // your start-up: a crash here is a launch crash
+/// var app = Application(
+///   router: router, configuration: .init(address: .hostname(port: port)),
+///   onServerRunning: { _ in await launch.markFinished() })  // listening: the launch succeeded
+/// app.addServices(launch)  // a SIGTERM during the launch is a stop, not a crash
 /// try await app.runService()
 /// ```
 ///
@@ -41,7 +43,7 @@ import ServiceLifecycle
 /// - `organizer.log(to: logger)`: every launch event through swift-log;
 /// - crash capture (`CrashCapture.install`, reports in the state directory, chaining to the
 ///   handler before it), unless `ChaosProbe` installed it or `crashCapture` is false: the next
-///   launch then names the previous launch's crash (``LaunchDecision/previousCrash``, the log).
+///   launch then names the previous launch's crash (`LaunchDecision.previousCrash`, the log).
 ///
 /// As a `Service` it is `LaunchProtectionService`: a graceful shutdown during the launch is
 /// recorded as a stop request (that launch is not counted), and ``markFinished()`` also gives

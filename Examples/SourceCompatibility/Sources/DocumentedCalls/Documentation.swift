@@ -9,7 +9,8 @@ import ServiceLifecycle
 
 // Every Swift snippet of the README and of LaunchProtection's articles, one function each, as
 // written there (a `...` of the documentation is filled in). ChaosKit's snippets are in
-// Tests/DocumentedCallsTests; Hummingbird's own calls are built by Examples/HummingbirdServer.
+// Tests/DocumentedCallsTests; Hummingbird's own calls are built by Examples/HummingbirdServer, and
+// the README's server snippet by Examples/ServerQuickStart (ServerProduct.swift: the rest of it).
 
 /// README, "Integration in ten lines".
 public func readmeIntegration() {
