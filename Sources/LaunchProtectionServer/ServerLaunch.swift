@@ -150,6 +150,30 @@ public final class ServerLaunch: Service, CustomStringConvertible {
     try await organizer.launch(policy: policy, repair: repair)
   }
 
+  /// Marks the part of the launch that waits for a dependency (a database, a configuration
+  /// service): while `body` runs the launch deadline is paused, and a launch that dies, exits or
+  /// is stopped in it is a dependency outage, never counted or repaired; the status says
+  /// "waiting for `name`". Keep only the wait inside: a crash after it (a migration) counts.
+  /// `organizer.waitForDependency(_:_:)`; the LaunchProtection guide "A dependency that is down
+  /// is not a broken release" says more.
+  ///
+  /// ```swift
+  /// try await launch.begin { _ in try clearCaches() }
+  /// let client = try await launch.waitForDependency("postgres") { try await connectWithRetries() }
+  /// try await migrate(client)  // our code again: a crash here is a launch crash
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - name: the dependency, as status, events and metrics name it (`postgres`).
+  ///   - isolation: the caller's isolation, where `body` runs.
+  ///   - body: the wait; it returns once the dependency answered, or throws.
+  /// - Returns: what `body` returned.
+  public func waitForDependency<T>(
+    _ name: String, isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> T
+  ) async rethrows -> T {
+    try await organizer.waitForDependency(name, isolation: isolation, body)
+  }
+
   /// The launch succeeded (the server listens): from here on a crash is not a launch crash.
   /// Call it from Hummingbird's `onServerRunning`. It tells systemd READY=1, ends the launch
   /// deadline and gives every thread an alternate signal stack when crash capture is

@@ -19,6 +19,10 @@ import ServiceLifecycle
 // HBKV_LAUNCH=while-serving: the server listens first and the launch runs beside it: /health
 // answers, /ready is 503 with the mode (a repair shows as protect) and /kv/* is 503 until the
 // launch finished — what a pod whose probes must answer during a long repair needs.
+// HBKV_DEPENDENCY_PORT: the launch first waits for a backend on 127.0.0.1:port (a TCP connect
+// every 50 ms, for at most HBKV_DEPENDENCY_GIVE_UP_MS, default 3000, then exit 1), inside
+// waitForDependency("backend"): a start that ends there is an outage, not counted (with
+// HBKV_LAUNCH=while-serving, /ready says "waiting for backend" meanwhile).
 // HBKV_SERVICE: how the ServerLaunch service runs. Unset: `app.addServices(launch)` and
 // `app.runService()` (Hummingbird's inner group). `group`: an explicit ServiceGroup with the
 // launch last. `none`: no service, `app.runService()` alone, whose ServiceGroup owns SIGTERM and
@@ -58,6 +62,12 @@ organizer.recordMetrics()
     try store.quarantineDataFile()
   }
   if case .repaired = outcome { logger.notice("relaunching after the repair") }
+  if let backendPort = environment["HBKV_DEPENDENCY_PORT"].flatMap(Int.init) {
+    let giveUp = Duration.milliseconds(Int(environment["HBKV_DEPENDENCY_GIVE_UP_MS"] ?? "") ?? 3000)
+    try await launch.waitForDependency("backend") {
+      try await Backend.waitUntilReachable(port: backendPort, giveUp: giveUp)
+    }
+  }
   try store.load()
   try await store.warmUp()
 }
