@@ -125,6 +125,7 @@ let package = Package(
       name: "LaunchProtectionIntegrationTests",
       dependencies: [
         "LaunchProtectionServiceLifecycle", "LaunchProtectionLogging", "LaunchProtectionMetrics", "LaunchProtection",
+        "LaunchProtectionServer",
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "MetricsTestKit", package: "swift-metrics"),

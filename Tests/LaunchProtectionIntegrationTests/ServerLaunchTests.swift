@@ -1,0 +1,112 @@
+import LaunchProtectionServer
+import Logging
+import ServiceLifecycle
+import Synchronization
+import XCTest
+
+final class ServerLaunchTests: XCTestCase {
+  private let quiet = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+
+  /// Hummingbird's `app.addServices(launch)` + `app.runService()`: the app is the one service
+  /// of an outer group, and runs its added services in an inner `ServiceGroup` of its own.
+  private struct AppWithInnerGroup: Service {
+    let services: [any Service]
+    let logger: Logger
+
+    func run() async throws {
+      try await ServiceGroup(configuration: .init(services: services, logger: logger)).run()
+    }
+  }
+
+  /// Runs `group(dummy)` until the dummy started, calls `whileRunning`, then triggers a
+  /// graceful shutdown and waits for the group to end.
+  private func run(
+    _ group: (DummyService) -> ServiceGroup, whileRunning: @Sendable () async -> Void = {}
+  ) async throws {
+    let (started, continuation) = AsyncStream.makeStream(of: Void.self)
+    let serviceGroup = group(DummyService(started: continuation))
+    let running = Task { try await serviceGroup.run() }
+    var iterator = started.makeAsyncIterator()
+    _ = await iterator.next()
+    await whileRunning()
+    await serviceGroup.triggerGracefulShutdown()
+    try await running.value
+  }
+
+  private func serverLaunch(_ server: SimulatedServer, logger: Logger? = nil) -> ServerLaunch {
+    ServerLaunch(configuration: server.organizer().configuration, logger: logger ?? quiet, crashCapture: false)
+  }
+
+  func testAddedToTheAppsInnerGroupAGracefulShutdownDuringTheLaunchIsAStopRequest() async throws {
+    let server = SimulatedServer()
+    let launch = serverLaunch(server)
+    try await launch.begin { _ in XCTFail("no repair at count 0") }
+
+    try await run { dummy in
+      ServiceGroup(
+        configuration: .init(services: [AppWithInnerGroup(services: [launch, dummy], logger: quiet)], logger: quiet))
+    }
+
+    let record = try XCTUnwrap(try server.state()?.launchesInProgress.first)
+    XCTAssertNotNil(record.stopRequestedAt, "the outer group's shutdown reached the launch in the inner group")
+    XCTAssertEqual(launch.status.mode, .normal, "the launch itself is still unfinished")
+  }
+
+  func testLastInAnExplicitGroupAGracefulShutdownDuringTheLaunchIsAStopRequest() async throws {
+    let server = SimulatedServer()
+    let launch = serverLaunch(server)
+    try await launch.begin { _ in }
+
+    try await run { dummy in ServiceGroup(configuration: .init(services: [dummy, launch], logger: quiet)) }
+
+    XCTAssertNotNil(try XCTUnwrap(try server.state()?.launchesInProgress.first).stopRequestedAt)
+  }
+
+  func testMarkFinishedFromTheRunningServerEndsTheLaunchAndTheShutdownRecordsNothing() async throws {
+    let server = SimulatedServer()
+    let launch = serverLaunch(server)
+    try await launch.begin { _ in }
+
+    try await run(
+      { dummy in ServiceGroup(configuration: .init(services: [dummy, launch], logger: quiet)) },
+      whileRunning: { await launch.markFinished() })
+
+    XCTAssertEqual(launch.organizer.mode, .finished)
+    XCTAssertEqual(try server.state()?.launchesInProgress, [])
+  }
+
+  func testAfterTwoLaunchCrashesBeginRunsTheRepairAndEveryEventIsLogged() async throws {
+    let server = SimulatedServer()
+    // Two launches die unfinished (their simulated processes are reported dead).
+    for _ in 0..<2 { try await serverLaunch(server).begin { _ in XCTFail("no repair below the threshold") } }
+    let storage = CapturingLogHandler.Storage()
+    var logger = Logger(label: "launch") { _ in CapturingLogHandler(storage: storage) }
+    logger.logLevel = .trace
+    let launch = serverLaunch(server, logger: logger)
+    let repairs = Mutex<[Int]>([])
+
+    let outcome = try await launch.begin { context in repairs.withLock { $0.append(context.count) } }
+    await launch.markFinished()
+
+    XCTAssertEqual(outcome, .repaired(ProtectLevel(number: 1, name: "protect", minimumCrashes: 2)))
+    XCTAssertEqual(repairs.withLock { $0 }, [2], "the default policy repairs after two launch crashes in a row")
+    XCTAssertEqual(launch.status.mode, .finished)
+    let events = storage.all.compactMap { $0.metadata["launch.event"].map { "\($0)" } }
+    for event in ["launch", "protect_enter", "relaunch", "launching_finished"] {
+      XCTAssertTrue(events.contains(event), "\(event) logged through swift-log: \(events)")
+    }
+  }
+
+  func testCrashCaptureIsInstalledByDefaultInTheStateDirectoryAndNotWhenOptedOut() throws {
+    XCTAssertFalse(CrashCapture.isInstalled, "nothing else in this test process installs crash capture")
+    let server = SimulatedServer()
+    let configuration = server.organizer().configuration
+
+    _ = ServerLaunch(configuration: configuration, logger: quiet, crashCapture: false)
+    XCTAssertFalse(CrashCapture.isInstalled, "crashCapture: false installs nothing")
+
+    _ = ServerLaunch(configuration: configuration, logger: quiet)
+    defer { CrashCapture.uninstall() }
+    XCTAssertTrue(CrashCapture.isInstalled, "installed by default, outside chaos too")
+  }
+}
