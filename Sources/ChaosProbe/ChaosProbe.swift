@@ -148,6 +148,7 @@ public enum ChaosProbe {
     let declaration = PolicyDeclaration(organizer: organizer.configuration, options: options)
     organizer.addObserver { event in EventTranslation.emit(event, to: log, declaring: declaration) }
     organizer.addStopSignalObserver { report in EventTranslation.emit(report, to: log) }
+    organizer.addDependencyObserver { wait in EventTranslation.emit(wait, to: log) }
   }
 
   /// Writes an app-defined event (`{"event": name, "pid", "t", fields…}`) to the events file;

@@ -14,6 +14,11 @@ enum EventTranslation {
       if case .protect(let level) = decision.mode { fields["level"] = level.number }
       if decision.exhausted { fields["exhausted"] = true }
       if let policy = decision.policy { fields["policy"] = declaration.fields(policy) }
+      if !decision.dependencyOutages.isEmpty {
+        fields["dependency_outages"] = decision.dependencyOutages.map {
+          ["pid": Int($0.process.pid), "dependency": $0.waitingFor ?? ""] as [String: Any]
+        }
+      }
       if let crash = decision.previousCrash {
         fields["previous_crash"] = [
           "type": crash.type, "detail": crash.detail ?? "", "after_launch": crash.afterLaunch,
@@ -43,6 +48,14 @@ enum EventTranslation {
     case .levelsExhausted(let count, let level, let action):
       log.emit("protect_exhausted", ["count": count, "level": level.number, "action": action.description])
     }
+  }
+
+  /// `dependency_wait {dependency}`, `dependency_answered {dependency, waited_ms}`,
+  /// `dependency_failed {dependency, waited_ms}`.
+  static func emit(_ wait: DependencyWait, to log: EventLog) {
+    var fields: [String: Any] = ["dependency": wait.dependency]
+    if let waited = wait.waited { fields["waited_ms"] = Int(waited.wholeMicroseconds / 1000) }
+    log.emit(wait.stage == .waiting ? "dependency_wait" : "dependency_\(wait.stage)", fields)
   }
 
   /// `stop_signal {owner, stops_recorded, advice, taken_after_us?}`.

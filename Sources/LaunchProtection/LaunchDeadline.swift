@@ -9,7 +9,8 @@ import Synchronization
 #endif
 
 /// The launch deadline's timer: armed when a phase starts (launch, repair, relaunch),
-/// disarmed by the next phase, `launchingFinished()` or a stop request. It runs on a thread of
+/// disarmed by the next phase, `launchingFinished()` or a stop request, paused while the
+/// launch waits for a dependency. It runs on a thread of
 /// its own — never a Dispatch or cooperative-pool worker, whose signal masks and scheduling
 /// are not ours — and calls `onExpiry` there when a phase outlives it.
 final class LaunchDeadline: Sendable {
@@ -34,6 +35,9 @@ final class LaunchDeadline: Sendable {
     var expiresAt: UInt64 = 0
     var onExpiry: (@Sendable (Phase, RunningThread?) -> Void)?
     var watcherStarted = false
+    /// Paused while the launch waits for a dependency: `remaining` is the phase's budget left.
+    var paused = false
+    var remaining: UInt64 = 0
   }
 
   let duration: Duration
@@ -53,7 +57,11 @@ final class LaunchDeadline: Sendable {
       armed.generation += 1
       armed.phase = phase
       armed.thread = thread
-      armed.expiresAt = DispatchTime.now().uptimeNanoseconds + nanoseconds
+      if armed.paused {
+        armed.remaining = nanoseconds
+      } else {
+        armed.expiresAt = DispatchTime.now().uptimeNanoseconds + nanoseconds
+      }
       armed.onExpiry = onExpiry
       defer { armed.watcherStarted = true }
       return !armed.watcherStarted
@@ -71,6 +79,30 @@ final class LaunchDeadline: Sendable {
     wake.signal()
   }
 
+  /// Stops the clock (the launch waits for a dependency): the time until `resume()` is not
+  /// charged to the phase. Not nested: the organizer pauses once for all its waits.
+  func pause() {
+    armed.withLock { armed in
+      guard !armed.paused else { return }
+      armed.paused = true
+      armed.generation += 1
+      let now = DispatchTime.now().uptimeNanoseconds
+      armed.remaining = armed.expiresAt > now ? armed.expiresAt - now : 0
+    }
+    wake.signal()
+  }
+
+  /// Starts the clock again with the budget the phase had left when it was paused.
+  func resume() {
+    armed.withLock { armed in
+      guard armed.paused else { return }
+      armed.paused = false
+      armed.generation += 1
+      armed.expiresAt = DispatchTime.now().uptimeNanoseconds + armed.remaining
+    }
+    wake.signal()
+  }
+
   private func start() {
     QuietThread.start(name: "launch-deadline") { [self] in watch() }
   }
@@ -79,13 +111,13 @@ final class LaunchDeadline: Sendable {
   private func watch() {
     while true {
       let snapshot = armed.withLock { $0 }
-      guard let phase = snapshot.phase else {
+      guard let phase = snapshot.phase, !snapshot.paused else {
         wake.wait()
         continue
       }
       if wake.wait(timeout: DispatchTime(uptimeNanoseconds: snapshot.expiresAt)) == .success { continue }
       let expired: (@Sendable (Phase, RunningThread?) -> Void)? = armed.withLock { armed in
-        guard armed.generation == snapshot.generation, armed.phase != nil else { return nil }
+        guard armed.generation == snapshot.generation, armed.phase != nil, !armed.paused else { return nil }
         armed.phase = nil
         return armed.onExpiry
       }

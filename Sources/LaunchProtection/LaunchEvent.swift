@@ -53,6 +53,9 @@ public struct LaunchDecision: Sendable, Equatable {
   /// The policy the decision was made with (for observers that report it, e.g. ChaosProbe's
   /// protocol v2 `launch` event).
   public var policy: ProtectionPolicy?
+  /// Unfinished launches that ended while waiting for a dependency (``LaunchRecord/waitingFor``):
+  /// not counted, and never a reason to repair.
+  public var dependencyOutages: [LaunchRecord] = []
 
   public static func == (lhs: LaunchDecision, rhs: LaunchDecision) -> Bool {
     lhs.count == rhs.count && lhs.previousCount == rhs.previousCount && lhs.countedCrashes == rhs.countedCrashes
@@ -60,6 +63,7 @@ public struct LaunchDecision: Sendable, Equatable {
       && lhs.ignored.map(\.reason) == rhs.ignored.map(\.reason)
       && lhs.resetByNewBinary == rhs.resetByNewBinary && lhs.mode == rhs.mode && lhs.problems == rhs.problems
       && lhs.previousCrash == rhs.previousCrash && lhs.exhausted == rhs.exhausted
+      && lhs.dependencyOutages == rhs.dependencyOutages
   }
 }
 

@@ -33,6 +33,9 @@ extension LaunchDecision: CustomStringConvertible {
       parts.append("counted pid \(countedCrashes.map { String($0.process.pid) }.joined(separator: ", "))")
     }
     for (record, reason) in ignored { parts.append("ignored pid \(record.process.pid) (\(reason.rawValue))") }
+    for record in dependencyOutages {
+      parts.append("not counted pid \(record.process.pid) (ended waiting for \(record.waitingFor ?? "a dependency"))")
+    }
     if resetByNewBinary { parts.append("count reset by a new binary") }
     if exhausted { parts.append("levels exhausted") }
     if let crash = previousCrash { parts.append("previous crash \(crash.type)") }

@@ -49,6 +49,7 @@ public final class LaunchOrganizer: Sendable {
     var heldActions: [String: @Sendable () -> Void] = [:]
     var observers: [@Sendable (LaunchProtectionEvent) -> Void] = []
     var stopSignalObservers: [@Sendable (StopSignalReport) -> Void] = []
+    var dependencyObservers: [@Sendable (DependencyWait) -> Void] = []
     /// The deadline fired: the process is ending, the launch can no longer finish.
     var hung = false
     /// A stop was requested during the launch: the deadline no longer applies.
@@ -60,6 +61,12 @@ public final class LaunchOrganizer: Sendable {
     /// `launchingFinished()` claimed the launch and is writing its end: until that write is
     /// done, an `exit` or a stop on another thread writes it too (see `completePendingFinish`).
     var pendingFinish: PendingFinish?
+    /// The dependencies `waitForDependency` waits for now (a name once per wait under way).
+    var waits: [String] = []
+    /// The dependencies whose last wait threw: the launch stays held by them.
+    var failedDependencies: [String] = []
+    /// The previous launches' outage, as this launch found it (``LaunchStatus/dependencyOutage``).
+    var outage: DependencyOutage?
   }
 
   /// The durable end of a finished launch, while `launchingFinished()` writes it.
@@ -120,6 +127,12 @@ public final class LaunchOrganizer: Sendable {
     inner.withLock { $0.stopSignalObservers.append(observer) }
   }
 
+  /// Adds an observer of the launch's waits for dependencies (``DependencyWait``: a wait began,
+  /// its dependency answered, or it did not). Add observers before `finishLaunching`.
+  public func addDependencyObserver(_ observer: @escaping @Sendable (DependencyWait) -> Void) {
+    inner.withLock { $0.dependencyObservers.append(observer) }
+  }
+
   /// The current mode.
   public var mode: LaunchMode { inner.withLock { $0.mode } }
 
@@ -173,6 +186,7 @@ public final class LaunchOrganizer: Sendable {
       for ignored in inner.decision?.ignored ?? [] where ignored.reason != .stillRunning {
         resolved.append(ignored.record.launchID)
       }
+      for outage in inner.decision?.dependencyOutages ?? [] { resolved.append(outage.launchID) }
       let finish = PendingFinish(record: record, resolved: resolved, thread: lcc_current_thread_id())
       inner.pendingFinish = finish
       return finish
@@ -265,6 +279,7 @@ public final class LaunchOrganizer: Sendable {
     let (_, problems) = store.update { state in
       state.consecutiveCrashes = 0
       state.attemptedProtectLevel = nil
+      state.lastDependencyOutage = nil
       state.launchesInProgress.removeAll {
         $0.launchID == finish.record.launchID || finish.resolved.contains($0.launchID)
       }
@@ -306,6 +321,10 @@ public final class LaunchOrganizer: Sendable {
 
   func emit(_ report: StopSignalReport) {
     for observer in inner.withLock({ $0.stopSignalObservers }) { observer(report) }
+  }
+
+  func emit(_ wait: DependencyWait) {
+    for observer in inner.withLock({ $0.dependencyObservers }) { observer(wait) }
   }
 }
 

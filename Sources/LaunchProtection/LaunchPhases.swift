@@ -44,9 +44,11 @@ extension LaunchOrganizer {
       process: identity, launchID: launchID, phase: .launching, startedAt: Date().timeIntervalSince1970)
     var consumed = ConsumedReports()
     var lastCause: String?
+    var outage: DependencyOutage?
     let (decision, problems) = store.update { state in
       let decision = decide(state: &state, record: &record, policy: policy, consumed: &consumed)
       lastCause = state.lastCrashCause?.type
+      outage = state.lastDependencyOutage
       return decision
     }
     if !problems.contains(where: { if case .writeFailed = $0 { true } else { false } }) {
@@ -62,6 +64,7 @@ extension LaunchOrganizer {
       inner.mode = decision.mode
       inner.since = Date()
       inner.lastCause = lastCause
+      inner.outage = outage
       inner.record = record
       inner.decision = finalDecision
       inner.degraded = decision.exhausted && policy.exhausted == .stayDegraded
@@ -160,6 +163,7 @@ extension LaunchOrganizer {
     let capacity = state.launchesInProgress.count
     var counted: [LaunchRecord] = []
     var ignored: [(record: LaunchRecord, reason: IgnoredReason)] = []
+    var outages: [LaunchRecord] = []
     var kept: [LaunchRecord] = []
     counted.reserveCapacity(capacity)
     kept.reserveCapacity(capacity + 1)
@@ -177,6 +181,14 @@ extension LaunchOrganizer {
         ignored.append((old, .reboot))
         state.lastUncountedExit = UncountedExit(
           reason: .reboot, pid: old.process.pid, decidedAt: Date().timeIntervalSince1970)
+      } else if let dependency = old.waitingFor {
+        // Ended while waiting for a dependency: an outage, never a launch crash (whatever
+        // ended it: the app giving up, a supervisor's stop, a crash in the client).
+        outages.append(old)
+        let inARow = (state.lastDependencyOutage?.launchesInARow ?? 0) + 1
+        state.lastDependencyOutage = DependencyOutage(
+          dependency: dependency, launchesInARow: min(inARow, LaunchState.maximumCount), pid: old.process.pid,
+          decidedAt: Date().timeIntervalSince1970)
       } else if configuration.ignoreTermination, old.stopRequestedAt != nil {
         ignored.append((old, .terminated))
         state.lastUncountedExit = UncountedExit(
@@ -219,6 +231,7 @@ extension LaunchOrganizer {
     return LaunchDecision(
       count: count, previousCount: previousCount, countedCrashes: counted, ignored: ignored,
       resetByNewBinary: resetByNewBinary, mode: mode, problems: [], previousCrash: previousCrash,
-      exhausted: mode != .normal && policy.isExhausted(previousAttempt: attempt), policy: policy)
+      exhausted: mode != .normal && policy.isExhausted(previousAttempt: attempt), policy: policy,
+      dependencyOutages: outages)
   }
 }

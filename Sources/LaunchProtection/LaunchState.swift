@@ -23,6 +23,9 @@ public struct LaunchState: Codable, Sendable, Equatable {
   public var lastCrashCause: CrashCause?
   /// The last unfinished launch that was deliberately not counted, and why.
   public var lastUncountedExit: UncountedExit?
+  /// The last launch that ended while waiting for a dependency (not a launch crash), with how
+  /// many did in a row; nil again once a launch finishes.
+  public var lastDependencyOutage: DependencyOutage?
 
   /// An empty state: nothing counted.
   public init() {}
@@ -41,6 +44,9 @@ public struct LaunchRecord: Codable, Sendable, Equatable {
   /// Seconds since 1970 when a stop was requested during the launch (a clean shutdown: the
   /// launch is not counted, whatever ends the process afterwards).
   public var stopRequestedAt: Double?
+  /// The dependency the launch was waiting for (`LaunchOrganizer.waitForDependency`): a launch
+  /// that ends with this set is a dependency outage, not a launch crash.
+  public var waitingFor: String?
 
   /// Creates a record.
   public init(
@@ -51,6 +57,27 @@ public struct LaunchRecord: Codable, Sendable, Equatable {
     self.phase = phase
     self.startedAt = startedAt
     self.stopRequestedAt = stopRequestedAt
+  }
+}
+
+/// A launch that ended while it waited for a dependency (a database, a config service): not
+/// counted as a launch crash, and never a reason to repair.
+public struct DependencyOutage: Codable, Sendable, Equatable {
+  /// The dependency's name, as given to `waitForDependency`.
+  public var dependency: String
+  /// Launches in a row that ended waiting for a dependency (1 for the first); back off by it.
+  public var launchesInARow: Int
+  /// The process that ended.
+  public var pid: Int32
+  /// Seconds since 1970 when this was decided.
+  public var decidedAt: Double
+
+  /// Creates a record of an outage.
+  public init(dependency: String, launchesInARow: Int, pid: Int32, decidedAt: Double) {
+    self.dependency = dependency
+    self.launchesInARow = launchesInARow
+    self.pid = pid
+    self.decidedAt = decidedAt
   }
 }
 

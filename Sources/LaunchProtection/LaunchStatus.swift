@@ -72,6 +72,12 @@ public struct LaunchStatus: Sendable, Equatable, CustomStringConvertible {
   public var startedAt: Date?
   /// Whether the app reports ready when degraded (`Configuration.readyWhenDegraded`).
   public var readyWhenDegraded: Bool
+  /// The dependencies the launch waits for now (`waitForDependency`), or whose wait failed
+  /// and still hold it; empty otherwise.
+  public var waitingFor: [String] = []
+  /// The launches before this one that ended waiting for a dependency (not counted), as this
+  /// launch found them; nil when the last launch did not.
+  public var dependencyOutage: DependencyOutage?
 
   /// Creates a status (the organizer makes them; apps may for their own tests).
   public init(
@@ -110,11 +116,17 @@ public struct LaunchStatus: Sendable, Equatable, CustomStringConvertible {
   }
 
   /// One line for a probe's body or a log: `protect level 1 (quarantine-data), count 2, last
-  /// cause SIGILL, since 2026-11-24T06:35:09Z`.
+  /// cause SIGILL, since 2026-11-24T06:35:09Z`; `normal, count 0, waiting for postgres, the
+  /// previous 3 starts in a row ended waiting for postgres, since …` while a dependency is down.
   public var description: String {
     var parts = [mode.rawValue]
     if let level { parts[0] += " level \(level)" + (levelName.map { " (\($0))" } ?? "") }
     parts.append("count \(count)")
+    if !waitingFor.isEmpty { parts.append("waiting for " + waitingFor.joined(separator: " and ")) }
+    if let outage = dependencyOutage, mode != .finished {
+      let starts = outage.launchesInARow == 1 ? "start" : "\(outage.launchesInARow) starts in a row"
+      parts.append("the previous \(starts) ended waiting for \(outage.dependency)")
+    }
     if let lastCause { parts.append("last cause \(lastCause)") }
     parts.append("since \(Self.iso8601(since))")
     return parts.joined(separator: ", ")
@@ -152,10 +164,13 @@ extension LaunchOrganizer {
       case .relaunched: mode = .relaunched
       case .finished: mode = .finished
       }
-      return LaunchStatus(
+      var status = LaunchStatus(
         mode: mode, level: level?.number, levelName: level?.name, count: inner.decision?.count ?? 0,
         lastCause: inner.lastCause, since: inner.since,
         startedAt: inner.record.map { Date(timeIntervalSince1970: $0.startedAt) }, readyWhenDegraded: readyWhenDegraded)
+      if inner.mode.isLaunching { status.waitingFor = inner.awaitedDependencies }
+      status.dependencyOutage = inner.outage
+      return status
     }
   }
 }

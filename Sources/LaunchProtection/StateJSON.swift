@@ -48,6 +48,19 @@ enum StateJSON {
       out.string(cause.type)
       out.close()
     }
+    if let outage = state.lastDependencyOutage {
+      out.key("lastDependencyOutage")
+      out.open()
+      out.key("decidedAt", first: true)
+      out.double(outage.decidedAt)
+      out.key("dependency")
+      out.string(outage.dependency)
+      out.key("launchesInARow")
+      out.integer(Int64(outage.launchesInARow))
+      out.key("pid")
+      out.integer(Int64(outage.pid))
+      out.close()
+    }
     if let exit = state.lastUncountedExit {
       out.key("lastUncountedExit")
       out.open()
@@ -88,6 +101,10 @@ enum StateJSON {
       if let stop = record.stopRequestedAt {
         out.key("stopRequestedAt")
         out.double(stop)
+      }
+      if let dependency = record.waitingFor {
+        out.key("waitingFor")
+        out.string(dependency)
       }
       out.close()
     }

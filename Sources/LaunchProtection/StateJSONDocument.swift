@@ -67,6 +67,9 @@ extension StateJSON {
       }
       if let cause = optional(root, "lastCrashCause") { state.lastCrashCause = try crashCause(at: cause) }
       if let exit = optional(root, "lastUncountedExit") { state.lastUncountedExit = try uncountedExit(at: exit) }
+      if let outage = optional(root, "lastDependencyOutage") {
+        state.lastDependencyOutage = try dependencyOutage(at: outage)
+      }
       return state
     }
 
@@ -92,6 +95,9 @@ extension StateJSON {
       if let stop = optional(object, "stopRequestedAt") {
         record.stopRequestedAt = try double(stop, path: path() + ".stopRequestedAt")
       }
+      if let dependency = optional(object, "waitingFor") {
+        record.waitingFor = try string(dependency, path: path() + ".waitingFor")
+      }
       return record
     }
 
@@ -116,6 +122,16 @@ extension StateJSON {
       }
       return UncountedExit(
         reason: reason, pid: try integer(required(index, "pid", path: path), path: path + ".pid"),
+        decidedAt: try double(required(index, "decidedAt", path: path), path: path + ".decidedAt"))
+    }
+
+    private func dependencyOutage(at index: Int) throws(DecodeError) -> DependencyOutage {
+      let path = "lastDependencyOutage"
+      _ = try object(at: index, path: path)
+      return DependencyOutage(
+        dependency: try string(required(index, "dependency", path: path), path: path + ".dependency"),
+        launchesInARow: try integer(required(index, "launchesInARow", path: path), path: path + ".launchesInARow"),
+        pid: try integer(required(index, "pid", path: path), path: path + ".pid"),
         decidedAt: try double(required(index, "decidedAt", path: path), path: path + ".decidedAt"))
     }
 

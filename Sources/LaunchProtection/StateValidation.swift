@@ -36,6 +36,16 @@ extension LaunchState {
       guard exit.pid > 0 else { return "lastUncountedExit: pid \(exit.pid) is not positive" }
       guard Self.isTime(exit.decidedAt) else { return "lastUncountedExit: decidedAt \(exit.decidedAt) is not a time" }
     }
+    if let outage = lastDependencyOutage {
+      if let problem = Self.identifierProblem(outage.dependency, "lastDependencyOutage.dependency") { return problem }
+      guard (1...Self.maximumCount).contains(outage.launchesInARow) else {
+        return "lastDependencyOutage: launchesInARow \(outage.launchesInARow) outside 1...\(Self.maximumCount)"
+      }
+      guard outage.pid > 0 else { return "lastDependencyOutage: pid \(outage.pid) is not positive" }
+      guard Self.isTime(outage.decidedAt) else {
+        return "lastDependencyOutage: decidedAt \(outage.decidedAt) is not a time"
+      }
+    }
     return nil
   }
 
@@ -64,6 +74,7 @@ extension LaunchRecord {
     if let stopRequestedAt, !LaunchState.isTime(stopRequestedAt) {
       return "stopRequestedAt \(stopRequestedAt) is not a time"
     }
+    if let waitingFor, let problem = LaunchState.identifierProblem(waitingFor, "waitingFor") { return problem }
     return nil
   }
 }
@@ -90,5 +101,14 @@ extension CrashCause {
       cause.detail = String(decoding: detail.utf8.prefix(LaunchState.maximumDetailLength - 3), as: UTF8.self)
     }
     return cause
+  }
+}
+
+extension LaunchState {
+  /// A dependency's name as a state may hold it: never empty, cut to an identifier's length
+  /// (3 bytes spare for a character cut in half).
+  static func dependencyName(_ name: String) -> String {
+    let text = name.isEmpty ? "dependency" : name
+    return String(decoding: text.utf8.prefix(maximumIdentifierLength - 3), as: UTF8.self)
   }
 }

@@ -11,8 +11,9 @@ import Logging
 /// ```
 ///
 /// Levels: problems with the persisted state, exhausted repair levels and a launch past its
-/// deadline are `.error`; entering protect mode and a crash record are `.warning`; a stop
-/// request and a held action are `.notice`; everything else is `.info`.
+/// deadline are `.error`; entering protect mode, a crash record and a dependency that did not
+/// answer are `.warning`; a stop request, a held action and a wait for a dependency are
+/// `.notice`; everything else is `.info`.
 public struct LaunchEventLogger: Sendable {
   /// The logger events go to.
   public var logger: Logger
@@ -60,6 +61,12 @@ public struct LaunchEventLogger: Sendable {
       if decision.resetByNewBinary { metadata["launch.reset_by_new_binary"] = "true" }
       if decision.exhausted { metadata["launch.exhausted"] = "true" }
       if let crash = decision.previousCrash { metadata["launch.previous_crash"] = "\(crash.type)" }
+      if !decision.dependencyOutages.isEmpty {
+        metadata["launch.dependency_outages"] = .array(
+          decision.dependencyOutages.map {
+            .dictionary(["pid": "\($0.process.pid)", "dependency": "\($0.waitingFor ?? "")"])
+          })
+      }
     case .protectEnter(let count, let level):
       metadata["launch.count"] = "\(count)"
       add(level, to: &metadata)
@@ -124,6 +131,15 @@ extension LaunchOrganizer {
         level: report.stopsRecorded ? .notice : .warning, "\(report)",
         metadata: ["launch.event": "stop_signal", "launch.stops_recorded": "\(report.stopsRecorded)"],
         source: "LaunchProtection")
+    }
+    addDependencyObserver { wait in
+      var metadata: Logger.Metadata = [
+        "launch.event": "\(wait.stage == .waiting ? "dependency_wait" : "dependency_\(wait.stage)")",
+        "launch.dependency": "\(wait.dependency)",
+      ]
+      if let waited = wait.waited { metadata["launch.waited"] = "\(waited)" }
+      let level: Logger.Level = wait.stage == .failed ? .warning : wait.stage == .waiting ? .notice : .info
+      logger.log(level: level, "\(wait)", metadata: metadata, source: "LaunchProtection")
     }
   }
 }

@@ -13,6 +13,8 @@ import Metrics
 /// | `launch_protection_mode` | gauge | `mode` | 1 for the current ``LaunchStatus/Mode``, 0 for the others |
 /// | `launch_protection_protect_level` | gauge | | the level this launch attempted, 0 for none |
 /// | `launch_protection_launch_duration_seconds` | timer | | from the start of the launch to `launchingFinished()` |
+/// | `launch_protection_waiting_for_dependency` | gauge | `dependency` | 1 while the launch waits for it (or its wait failed), 0 once it answered |
+/// | `launch_protection_dependency_outages_total` | counter | `dependency` | unfinished launches found at this launch that ended waiting for it (not counted as crashes) |
 ///
 /// Each process records its own launch, so per process the counters are 0 or 1 (they start
 /// again with every restart): sum them over instances, and read a crash loop from the gauges.
@@ -40,6 +42,10 @@ public final class LaunchMetrics: Sendable {
     public static let protectLevel = "launch_protection_protect_level"
     /// Timer (a histogram in seconds with Prometheus).
     public static let launchDuration = "launch_protection_launch_duration_seconds"
+    /// Gauge, label `dependency`.
+    public static let waitingForDependency = "launch_protection_waiting_for_dependency"
+    /// Counter, label `dependency`.
+    public static let dependencyOutages = "launch_protection_dependency_outages_total"
   }
 
   private let factory: any MetricsFactory
@@ -71,6 +77,9 @@ public final class LaunchMetrics: Sendable {
         let cause = decision.previousCrash.flatMap { $0.afterLaunch ? nil : $0.type } ?? "unknown"
         increment(Name.countedCrashes, ("cause", cause), by: decision.countedCrashes.count)
       }
+      for outage in decision.dependencyOutages {
+        increment(Name.dependencyOutages, ("dependency", outage.waitingFor ?? "unknown"))
+      }
     case .protectEnter(_, let level):
       increment(Name.protectEntries, ("level", "\(level.number)"))
     case .relaunch:
@@ -85,6 +94,12 @@ public final class LaunchMetrics: Sendable {
       break
     }
     update(status)
+  }
+
+  /// Records a wait for a dependency; `status` is the organizer's status after it.
+  public func record(_ wait: DependencyWait, status: LaunchStatus) {
+    Gauge(label: Name.waitingForDependency, dimensions: [("dependency", wait.dependency)], factory: factory)
+      .record(status.waitingFor.contains(wait.dependency) ? 1 : 0)
   }
 
   /// Sets the gauges to `status`.
@@ -116,6 +131,10 @@ extension LaunchOrganizer {
     addObserver { [weak self] event in
       guard let self else { return }
       metrics.record(event, status: self.status)
+    }
+    addDependencyObserver { [weak self] wait in
+      guard let self else { return }
+      metrics.record(wait, status: self.status)
     }
     return metrics
   }

@@ -22,7 +22,9 @@ final class BadStateFileTests: XCTestCase {
     "launchesInProgress.0.process.pid", "launchesInProgress.0.process.startTime",
     "launchesInProgress.0.process.bootID", "lastCrashCause", "lastCrashCause.type", "lastCrashCause.detail",
     "lastCrashCause.pid", "lastCrashCause.afterLaunch", "lastCrashCause.recordedAt", "lastUncountedExit.reason",
-    "lastUncountedExit.pid", "lastUncountedExit.decidedAt",
+    "lastUncountedExit.pid", "lastUncountedExit.decidedAt", "launchesInProgress.0.waitingFor",
+    "lastDependencyOutage.dependency", "lastDependencyOutage.launchesInARow", "lastDependencyOutage.pid",
+    "lastDependencyOutage.decidedAt",
   ]
 
   /// A real state of this library: one dead launch pending, a crash cause and an uncounted exit recorded.
@@ -38,6 +40,8 @@ final class BadStateFileTests: XCTestCase {
     ]
     state.lastCrashCause = CrashCause(type: "SIGSEGV", detail: "main thread", pid: 4241, recordedAt: 1_700_000_000)
     state.lastUncountedExit = UncountedExit(reason: .cleanExit, pid: 4240, decidedAt: 1_700_000_000)
+    state.lastDependencyOutage = DependencyOutage(
+      dependency: "postgres", launchesInARow: 2, pid: 4239, decidedAt: 1_700_000_000)
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys]
     return String(decoding: try encoder.encode(state), as: UTF8.self)

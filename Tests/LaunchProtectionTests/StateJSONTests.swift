@@ -302,6 +302,7 @@ final class StateJSONTests: XCTestCase {
         launchID: text(36), phase: [.launching, .protecting, .relaunching][Int(generator.next() % 3)],
         startedAt: time())
       record.stopRequestedAt = maybe { time() }
+      record.waitingFor = maybe { text(12) }
       return record
     }
     state.lastCrashCause = maybe {
@@ -312,6 +313,11 @@ final class StateJSONTests: XCTestCase {
     state.lastUncountedExit = maybe {
       UncountedExit(
         reason: [.cleanExit, .terminated, .reboot][Int(generator.next() % 3)],
+        pid: Int32(truncatingIfNeeded: generator.next()), decidedAt: time())
+    }
+    state.lastDependencyOutage = maybe {
+      DependencyOutage(
+        dependency: text(12), launchesInARow: Int(generator.next() % 1_000_000) + 1,
         pid: Int32(truncatingIfNeeded: generator.next()), decidedAt: time())
     }
     return state

@@ -1,0 +1,180 @@
+import Synchronization
+import XCTest
+
+@testable import LaunchProtection
+
+/// `waitForDependency`: a launch that ends while it waits for a dependency is an outage, never
+/// a launch crash; once the dependency answered, a death counts again.
+final class DependencyWaitTests: XCTestCase {
+  struct Refused: Error {}
+
+  /// How many repairs ran.
+  final class Repairs: Sendable {
+    let count = Mutex(0)
+  }
+
+  /// One simulated launch of a threshold-2 organizer; `body` runs as its launch and returns
+  /// whether it finishes. Returns the organizer (unfinished launches "die" when abandoned).
+  @discardableResult
+  private func launch(
+    _ launches: SimulatedLaunches, repaired: Repairs? = nil, _ body: @escaping @Sendable (LaunchOrganizer) -> Bool
+  ) -> LaunchOrganizer {
+    let organizer = launches.organizer()
+    organizer.finishLaunching(
+      policy: .threshold(2),
+      launch: { if body(organizer) { organizer.launchingFinished() } },
+      protect: { _ in
+        repaired?.count.withLock { $0 += 1 }
+        organizer.protectFinished()
+      })
+    return organizer
+  }
+
+  func testLaunchesThatDieWaitingAreOutagesNotCrashesAndNeverRepair() throws {
+    let launches = SimulatedLaunches()
+    let repaired = Repairs()
+    for start in 1...5 {
+      let organizer = launch(launches, repaired: repaired) { organizer in
+        organizer.waitForDependency("postgres") { XCTAssertEqual(organizer.status.waitingFor, ["postgres"]) }
+        // Held again by a failed wait: the process now ends (abandoned, unfinished).
+        _ = try? organizer.waitForDependency("postgres") { throw Refused() }
+        return false
+      }
+      XCTAssertEqual(organizer.decision?.count, 0, "start \(start)")
+      XCTAssertEqual(organizer.mode, LaunchMode.normal, "start \(start)")
+      XCTAssertEqual(organizer.decision?.dependencyOutages.count, start == 1 ? 0 : 1, "start \(start)")
+      XCTAssertEqual(organizer.status.dependencyOutage?.launchesInARow, start == 1 ? nil : start - 1)
+      XCTAssertEqual(organizer.status.waitingFor, ["postgres"], "a failed wait still holds the launch")
+      XCTAssertTrue(organizer.status.description.contains("waiting for postgres"), organizer.status.description)
+      let state = try XCTUnwrap(try launches.state())
+      XCTAssertEqual(state.launchesInProgress.last?.waitingFor, "postgres", "start \(start): durable")
+    }
+    XCTAssertEqual(repaired.count.withLock { $0 }, 0, "an outage never repairs")
+    // The dependency is back: the next start serves, and the outage is forgotten.
+    let back = launch(launches) { organizer in
+      organizer.waitForDependency("postgres") {}
+      return true
+    }
+    XCTAssertEqual(back.decision?.count, 0)
+    XCTAssertEqual(back.decision?.dependencyOutages.map { $0.waitingFor }, ["postgres"])
+    XCTAssertEqual(back.status.dependencyOutage?.launchesInARow, 5)
+    XCTAssertFalse(
+      back.status.description.contains("ended waiting"),
+      "a finished launch no longer reports the outage: \(back.status.description)")
+    XCTAssertEqual(back.mode, LaunchMode.finished)
+    XCTAssertNil(try launches.state()?.lastDependencyOutage, "forgotten once a launch finished")
+  }
+
+  func testADeathAfterTheDependencyAnsweredCountsAndProtects() throws {
+    let launches = SimulatedLaunches()
+    let repaired = Repairs()
+    for expected in 0...1 {
+      let organizer = launch(launches, repaired: repaired) { organizer in
+        let answer = organizer.waitForDependency("postgres") { 42 }
+        XCTAssertEqual(answer, 42)
+        XCTAssertEqual(organizer.status.waitingFor, [])
+        return false  // the migration after the wait crashes
+      }
+      XCTAssertEqual(organizer.decision?.count, expected)
+      XCTAssertNil(try launches.state()?.launchesInProgress.last?.waitingFor, "cleared once it answered")
+    }
+    let third = launch(launches, repaired: repaired) { _ in true }
+    XCTAssertEqual(third.decision?.count, 2)
+    XCTAssertEqual(repaired.count.withLock { $0 }, 1, "two real launch crashes protect")
+  }
+
+  func testAnOutageDoesNotResetTheCountOfRealCrashes() throws {
+    let launches = SimulatedLaunches()
+    launch(launches) { _ in false }  // a real crash
+    launch(launches) { organizer in
+      _ = try? organizer.waitForDependency("config") { throw Refused() }
+      return false
+    }
+    let third = launch(launches) { _ in true }
+    XCTAssertEqual(third.decision?.count, 1, "the outage neither counts nor resets")
+    XCTAssertEqual(third.decision?.countedCrashes.count, 0)
+    XCTAssertEqual(third.decision?.dependencyOutages.first?.waitingFor, "config")
+  }
+
+  func testTwoWaitsAtOnceHoldTheLaunchUntilBothAnswered() throws {
+    let launches = SimulatedLaunches()
+    let organizer = launch(launches) { organizer in
+      organizer.waitForDependency("postgres") {
+        organizer.waitForDependency("redis") {
+          XCTAssertEqual(organizer.status.waitingFor, ["postgres", "redis"])
+        }
+        XCTAssertEqual(organizer.status.waitingFor, ["postgres"])
+        XCTAssertEqual(try? launches.state()?.launchesInProgress.last?.waitingFor, "postgres")
+      }
+      return false
+    }
+    XCTAssertEqual(organizer.status.waitingFor, [])
+    XCTAssertNil(try launches.state()?.launchesInProgress.last?.waitingFor)
+  }
+
+  func testOutsideALaunchTheWaitOnlyRunsItsBody() throws {
+    let launches = SimulatedLaunches()
+    let organizer = launches.organizer()
+    let waits = Mutex<[DependencyWait]>([])
+    organizer.addDependencyObserver { wait in waits.withLock { $0.append(wait) } }
+    XCTAssertEqual(organizer.waitForDependency("postgres") { 7 }, 7)
+    XCTAssertNil(try launches.state(), "nothing written before the launch")
+    organizer.finishLaunching(policy: .threshold(2), launch: { organizer.launchingFinished() }, protect: { _ in })
+    organizer.waitForDependency("postgres") {}
+    XCTAssertEqual(waits.withLock { $0 }, [DependencyWait](), "no wait is reported outside a launch")
+  }
+
+  func testObserversAreToldEachStage() async throws {
+    let launches = SimulatedLaunches()
+    let organizer = launches.organizer()
+    let waits = Mutex<[String]>([])
+    organizer.addDependencyObserver { wait in waits.withLock { $0.append("\(wait.dependency) \(wait.stage)") } }
+    _ = try await organizer.launch(policy: .threshold(2)) { _ in }
+    let port = try await organizer.waitForDependency("postgres") { () async throws -> Int in
+      XCTAssertEqual(organizer.status.waitingFor, ["postgres"])
+      return 5432
+    }
+    XCTAssertEqual(port, 5432)
+    do {
+      try await organizer.waitForDependency("config") { () async throws in throw Refused() }
+      XCTFail("the body's error is rethrown")
+    } catch is Refused {}
+    XCTAssertEqual(waits.withLock { $0 }, ["postgres waiting", "postgres answered", "config waiting", "config failed"])
+    XCTAssertEqual(organizer.status.waitingFor, ["config"])
+  }
+
+  /// The deadline's clock stops while the launch waits: the time waited is not charged, and the
+  /// budget left is kept (margins of a second, for a loaded machine).
+  func testThePausedDeadlineKeepsTheBudgetItHadLeft() throws {
+    let deadline = LaunchDeadline(duration: .milliseconds(2000))
+    let fired = Mutex<[UInt64]>([])
+    let armedAt = DispatchTime.now().uptimeNanoseconds
+    deadline.arm(.launch, thread: nil) { _, _ in fired.withLock { $0.append(DispatchTime.now().uptimeNanoseconds) } }
+    usleep(1_500_000)
+    deadline.pause()
+    usleep(2_500_000)  // longer than the whole deadline, paused
+    XCTAssertEqual(fired.withLock { $0 }, [], "a paused deadline never fires")
+    let resumedAt = DispatchTime.now().uptimeNanoseconds
+    deadline.resume()
+    let until = Date().addingTimeInterval(10)
+    while fired.withLock({ $0.isEmpty }) && Date() < until { usleep(10_000) }
+    let firedAt = try XCTUnwrap(fired.withLock { $0.first }, "fires once resumed")
+    // About 500 ms of budget was left; 2 s would mean the pause started the clock anew.
+    XCTAssertLessThan(firedAt - resumedAt, 1_500_000_000, "the budget left, not a new deadline")
+    XCTAssertGreaterThan(firedAt - armedAt, 3_900_000_000, "the paused time was not charged")
+    deadline.disarm()
+  }
+
+  func testAPhaseArmedWhilePausedWaitsForTheResume() throws {
+    let deadline = LaunchDeadline(duration: .milliseconds(100))
+    let fired = Mutex(0)
+    deadline.pause()
+    deadline.arm(.relaunch, thread: nil) { _, _ in fired.withLock { $0 += 1 } }
+    usleep(300_000)
+    XCTAssertEqual(fired.withLock { $0 }, 0)
+    deadline.resume()
+    let until = Date().addingTimeInterval(10)
+    while fired.withLock({ $0 == 0 }) && Date() < until { usleep(10_000) }
+    XCTAssertEqual(fired.withLock { $0 }, 1, "the phase's deadline runs from the resume")
+  }
+}
