@@ -182,6 +182,53 @@ final class DependencyTests: XCTestCase {
     XCTAssertEqual(openDescriptors(), descriptorsBefore, "the run closed its listener")
   }
 
+  // MARK: The reference app's knob
+
+  /// `CHAOS_APP` `dependency`: a bad task, an unknown field or no port end the app with 2 and
+  /// say why; against a real listener that is down it waits `give_up_ms`, then exits 1 with
+  /// `dependency_failed`; up, it answers and the launch finishes.
+  func testTheReferenceAppWaitsGivesUpAndSaysWhatIsWrong() throws {
+    let folder = TemporaryDirectory("dependency-app")
+    func launch(_ app: String, port: Int?) throws -> (Termination?, String, String) {
+      var environment = [
+        "CHAOS_STATE_DIR": folder.file("state"), "CHAOS_EVENTS": folder.file("events.ndjson"), "CHAOS_APP": app,
+      ]
+      environment["CHAOS_DEPENDENCY_PORT"] = port.map(String.init)
+      unlink(folder.file("events.ndjson"))
+      let pid = ChildProcess.spawn(
+        ChildProcess.product("chaos-target"), environment: environment, stderr: folder.file("stderr.txt"))
+      let termination = ChildProcess.wait(pid, timeout: 30)
+      let events = (try? String(contentsOfFile: folder.file("events.ndjson"), encoding: .utf8)) ?? ""
+      return (termination, events, (try? String(contentsOfFile: folder.file("stderr.txt"), encoding: .utf8)) ?? "")
+    }
+    let (badTask, _, badTaskError) = try launch(#"{"dependency": {"name": "pg", "task": "nope"}}"#, port: 1)
+    XCTAssertEqual(badTask, .exited(2))
+    XCTAssertTrue(badTaskError.contains("dependency.task must be one of the tasks"), badTaskError)
+    let (unknown, _, unknownError) = try launch(#"{"dependency": {"name": "pg", "give_up": 1}}"#, port: 1)
+    XCTAssertEqual(unknown, .exited(2))
+    XCTAssertTrue(unknownError.contains("unknown field 'give_up' in dependency"), unknownError)
+    let (noPort, _, noPortError) = try launch(#"{"dependency": {"name": "pg"}}"#, port: nil)
+    XCTAssertEqual(noPort, .exited(2))
+    XCTAssertTrue(noPortError.contains("CHAOS_DEPENDENCY_PORT"), noPortError)
+
+    let server = try DependencyServer(name: "pg")
+    defer { server.close() }
+    try server.set(.down, eventsPaths: [])
+    let started = Date()
+    let (gaveUp, gaveUpEvents, gaveUpError) = try launch(
+      #"{"dependency": {"name": "pg", "task": "database", "give_up_ms": 300}}"#, port: server.port)
+    XCTAssertEqual(gaveUp, .exited(1), gaveUpError)
+    XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(started), 0.3, "it waited give_up_ms")
+    XCTAssertTrue(gaveUpEvents.contains(#""event":"dependency_failed""#), gaveUpEvents)
+    XCTAssertTrue(gaveUpError.contains("pg on 127.0.0.1:\(server.port) did not answer"), gaveUpError)
+    try server.set(.up, eventsPaths: [])
+    let (answered, answeredEvents, _) = try launch(
+      #"{"dependency": {"name": "pg", "task": "database", "give_up_ms": 300}}"#, port: server.port)
+    XCTAssertEqual(answered, .exited(0))
+    XCTAssertTrue(answeredEvents.contains(#""event":"dependency_answered""#), answeredEvents)
+    XCTAssertGreaterThanOrEqual(server.accepted, 1)
+  }
+
   // MARK: Helpers
 
   enum Connection: Equatable {
