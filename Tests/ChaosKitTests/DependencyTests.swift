@@ -229,6 +229,33 @@ final class DependencyTests: XCTestCase {
     XCTAssertGreaterThanOrEqual(server.accepted, 1)
   }
 
+  /// The HTML report marks the listener's changes and the launch's wait on its row.
+  func testTheReportMarksTheDependencyAndTheWait() throws {
+    let folder = TemporaryDirectory("dependency-report")
+    let path = folder.file("scenario.yaml")
+    try """
+    name: report
+    dependency: { name: postgres }
+    app: { dependency: { name: postgres, give_up_ms: 3000 } }
+    launches:
+      - dependency: { down_for: 200ms }
+        expect: { outcome: finished, events: [dependency_wait, dependency_answered] }
+    """.write(toFile: path, atomically: true, encoding: .utf8)
+    var options = RunOptions()
+    options.referenceTarget = ChildProcess.product("chaos-target")
+    options.artifactsDirectory = artifacts.path
+    options.recordsTimeline = true
+    let result = ScenarioRunner(options: options).run(try ScenarioLoader.load(path: path))
+    XCTAssertTrue(result.passed, result.messages.joined(separator: "\n"))
+    let html = HTMLReport.render(
+      [result],
+      context: HTMLReport.Context(
+        seconds: 1, seed: nil, targets: ["chaos-target"], reportDirectory: artifacts.path, command: "chaos run"))
+    for label in ["postgres down", "postgres up", "waiting for postgres", "postgres answered after"] {
+      XCTAssertTrue(html.contains(label), "the report marks '\(label)'")
+    }
+  }
+
   // MARK: Helpers
 
   enum Connection: Equatable {
