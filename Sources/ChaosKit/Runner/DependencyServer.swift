@@ -123,17 +123,14 @@ package final class DependencyServer: Sendable {
     var listening = false
     while true {
       let now = MonotonicClock.nanoseconds()
-      let (wanted, generation, reopenAt, stopping) = state.withLock { state in
+      let (wanted, generation, reopenAt, stopping, reopened) = state.withLock { state in
+        var reopened: [String] = []
         if let reopenAt = state.reopenAt, reopenAt <= now {
           state.reopenAt = nil
           state.wanted = .up
-          for path in state.eventsPaths {
-            HarnessEvent.append(
-              ["event": "dependency", "dependency": name, "state": "up", "port": port], pid: 0, to: path,
-              source: "harness")
-          }
+          reopened = state.eventsPaths
         }
-        return (state.wanted, state.generation, state.reopenAt, state.stopping)
+        return (state.wanted, state.generation, state.reopenAt, state.stopping, reopened)
       }
       if stopping { break }
       var problem: String?
@@ -158,6 +155,13 @@ package final class DependencyServer: Sendable {
         return true
       }
       if applied { changed.signal() }
+      // Told once it listens again (the launch's events then show it in order), or why it cannot.
+      for path in reopened {
+        var fields: [String: Any] = ["event": "dependency", "dependency": name, "state": listening ? "up" : "down"]
+        fields["port"] = port
+        if !listening { fields["problem"] = problem ?? "not listening" }
+        HarnessEvent.append(fields, pid: 0, to: path, source: "harness")
+      }
       var entries = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
       if listening { entries.append(pollfd(fd: socket, events: Int16(POLLIN), revents: 0)) }
       let timeout = reopenAt.map { Int32(clamping: ($0 &- min($0, MonotonicClock.nanoseconds())) / 1_000_000 + 1) }
