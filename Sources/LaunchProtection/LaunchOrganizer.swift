@@ -227,51 +227,6 @@ public final class LaunchOrganizer: Sendable {
     return true
   }
 
-  /// Normal mode: runs `action` now. Protect mode: runs `protect` (if any) now and holds
-  /// `action` for `performAction(key:)`. Each action runs at most once.
-  public func addLifeAction(
-    key: String, action: @escaping @Sendable () -> Void, protect: (@Sendable () -> Void)? = nil
-  ) {
-    let protecting = inner.withLock { inner in
-      guard case .protect = inner.mode else { return false }
-      inner.heldActions[key] = action
-      return true
-    }
-    if !protecting {
-      emit(.lifeAction(key: key, outcome: .ran))
-      _ = configuration.failpoints.evaluate("life." + key)
-      action()
-    } else if let protect {
-      emit(.lifeAction(key: key, outcome: .protected))
-      protect()
-    } else {
-      emit(.lifeAction(key: key, outcome: .held))
-    }
-  }
-
-  /// Runs and forgets the action held for `key`; false when none is held.
-  @discardableResult
-  public func performAction(key: String) -> Bool {
-    guard let action = inner.withLock({ $0.heldActions.removeValue(forKey: key) }) else { return false }
-    emit(.lifeAction(key: key, outcome: .performed))
-    _ = configuration.failpoints.evaluate("life." + key)
-    action()
-    return true
-  }
-
-  /// Records a cause an external crash reporter saw (Objective-C's `handleException:`).
-  /// It does not change the count: the sentinel already decides that.
-  public func handleException(_ type: String, detail: String? = nil) {
-    let afterLaunch = mode == .finished
-    let cause = CrashCause(
-      type: type, detail: detail, pid: getpid(), afterLaunch: afterLaunch, recordedAt: Date().timeIntervalSince1970)
-    let clamped = cause.clamped()
-    let (_, problems) = store.update { $0.lastCrashCause = clamped }
-    inner.withLock { $0.lastCause = clamped.type }
-    for problem in problems { emit(.stateProblem(problem)) }
-    emit(.exceptionRecorded(cause))
-  }
-
   /// Called by the exit tracker when the process calls `exit(status)`.
   /// The durable end of a finished launch: count 0, escalation forgotten, its sentinel and
   /// those it resolved removed. Idempotent: two threads may both write it.
@@ -325,32 +280,5 @@ public final class LaunchOrganizer: Sendable {
 
   func emit(_ wait: DependencyWait) {
     for observer in inner.withLock({ $0.dependencyObservers }) { observer(wait) }
-  }
-}
-
-extension LaunchOrganizer {
-  /// A random (version 4) UUID in the uppercase form `UUID().uuidString` gave, from the
-  /// kernel: one `getrandom` of 16 bytes (glibc 2.25, musl 1.1.20; not glibc 2.36's
-  /// `arc4random_buf`, which Ubuntu 22.04, RHEL 9 and Amazon Linux lack), where Foundation's
-  /// UUID opens and reads /dev/urandom. The standard generator when `getrandom` fails (a
-  /// kernel before 3.17, a seccomp filter that refuses it).
-  static func randomLaunchID() -> String {
-    var bytes = [UInt8](repeating: 0, count: 16)
-    let filled = bytes.withUnsafeMutableBytes { lcc_random_bytes($0.baseAddress!, 16) }
-    if filled != 16 {
-      var generator = SystemRandomNumberGenerator()
-      bytes = withUnsafeBytes(of: (generator.next() as UInt64, generator.next() as UInt64)) { Array($0) }
-    }
-    bytes[6] = bytes[6] & 0x0F | 0x40  // version 4
-    bytes[8] = bytes[8] & 0x3F | 0x80  // RFC 4122 variant
-    let hex = Array("0123456789ABCDEF".utf8)
-    var text: [UInt8] = []
-    text.reserveCapacity(36)
-    for (index, byte) in bytes.enumerated() {
-      if index == 4 || index == 6 || index == 8 || index == 10 { text.append(UInt8(ascii: "-")) }
-      text.append(hex[Int(byte >> 4)])
-      text.append(hex[Int(byte & 0x0F)])
-    }
-    return String(decoding: text, as: UTF8.self)
   }
 }

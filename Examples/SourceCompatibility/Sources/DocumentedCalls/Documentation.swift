@@ -78,10 +78,27 @@ public func gettingStartedServer() async throws {
     policy: ProtectionPolicy.escalation([("quarantine-data", 2), ("reset-config", 4)]).whenExhausted(
       .exit(status: 75)),
     repair: { context in try await quarantineDataFile(level: context.level) })
-  try await loadDataFile()  // the launch (the relaunch after a repair)
+  let database = try await organizer.waitForDependency("postgres") {
+    try await connectWithRetries()  // a database that is down is not a launch crash
+  }
+  try await loadDataFile(database)  // the launch (the relaunch after a repair)
   try await startServer()  // or: in Hummingbird's onServerRunning
   await organizer.markLaunchingFinished()  // READY=1 to systemd; the deadline is off
   _ = outcome
+}
+
+/// A dependency that is down is not a broken release, the overview and the closure form.
+public func dependencyOutages(configuration: LaunchOrganizer.Configuration) async throws {
+  let organizer = LaunchOrganizer(configuration: configuration)
+  _ = try await organizer.launch(policy: .threshold(2)) { context in try await repair(context) }
+  let client = try await organizer.waitForDependency("postgres") {
+    try await connectWithRetries(to: databaseURL, giveUpAfter: .seconds(60))
+  }
+  try await migrate(client)  // a crash here still counts: it is our code
+  await organizer.markLaunchingFinished()
+
+  let db = try organizer.waitForDependency("postgres") { try connectToDatabase() }
+  _ = db
 }
 
 /// Servers and signals, "In a ServiceGroup": the calls other than Hummingbird's.

@@ -13,6 +13,7 @@ let running = false
 let workflow = Workflow()
 
 func openDatabase() {}
+func connectToDatabase() throws -> DatabaseClient { DatabaseClient() }
 func startServer() {}
 func startServer() async throws {}
 func clearCaches() {}
@@ -23,6 +24,14 @@ func startEverything() {}
 func repair() {}
 func serve(for duration: Duration) {}
 func loadDataFile() async throws {}
+func loadDataFile(_ database: DatabaseClient) async throws {}
+/// A database connection, as the dependency-outage snippets have one.
+public struct DatabaseClient: Sendable {}
+func connectWithRetries() async throws -> DatabaseClient { DatabaseClient() }
+func connectWithRetries(to url: String, giveUpAfter: Duration) async throws -> DatabaseClient { DatabaseClient() }
+let databaseURL = "postgres://localhost/kv"
+func migrate(_ client: DatabaseClient) async throws {}
+func repair(_ context: ProtectContext) async throws {}
 func quarantineDataFile(level: ProtectLevel) async throws {}
 
 /// hbkv's data store, as far as the ServiceGroup snippet uses it.
