@@ -142,4 +142,19 @@ final class DependencyWaitTests: XCTestCase {
     XCTAssertEqual(waits.withLock { $0 }, ["postgres waiting", "postgres answered", "config waiting", "config failed"])
     XCTAssertEqual(organizer.status.waitingFor, ["config"])
   }
+
+  func testATypedThrowingBodyKeepsItsErrorType() throws {
+    let launches = SimulatedLaunches()
+    let organizer = launches.organizer()
+    organizer.finishLaunching(policy: .threshold(2), launch: {}, protect: { _ in })
+    func refuse() throws(Refused) -> Int { throw Refused() }
+    do {
+      _ = try organizer.waitForDependency("postgres") { () throws(Refused) -> Int in try refuse() }
+      XCTFail("the body's error is rethrown")
+    } catch {
+      let typed: Refused = error  // `throws(Refused)`, not `any Error`
+      _ = typed
+    }
+    XCTAssertEqual(organizer.status.waitingFor, ["postgres"], "held by the failed wait")
+  }
 }
