@@ -33,7 +33,7 @@ public enum ChaosProbe {
     public var crashCapture = true
     /// Crash capture settings; the events file and the report directory are filled in.
     /// Under the harness the default does not chain to the previous handler: the Swift
-    /// runtime's backtracer would add ~100 ms to every crash (and wait for a key on a TTY).
+    /// runtime's backtracer would slow every crash down (and wait for a key on a TTY).
     public var crashCaptureOptions: CrashCapture.Options
 
     /// Protocol v2: whether the app's repair leads to the relaunch (it calls

@@ -1,7 +1,7 @@
 /// The eight byte tables of slicing-by-8 CRC-32 (the reflected polynomial 0xEDB88320), one after
 /// the other: entry `k * 256 + b` is the remainder of byte `b` followed by `k` zero bytes. A
 /// literal, because one table of 256 computed on first use cost a fresh process's launch some
-/// 20 000 instructions; `SmallRulesTests` check every entry against the polynomial.
+/// 20 000 instructions; `ChecksumTests` check every entry against the polynomial.
 extension CRC32 {
   static let tables: [UInt32] = [
     // table 0

@@ -26,8 +26,8 @@ public enum CrashCapture {
     public var reportDirectory: String?
     /// Frames recorded at most; past it the first frames and the last min(max/4, 32) are kept.
     public var maxFrames = 128
-    /// Frames libunwind steps through (~0.1–0.25 µs each, paid before the process may die)
-    /// before a deeper stack, a runaway recursion, is followed by its frame pointers to the
+    /// Frames libunwind steps through (each step is paid before the process may die; see
+    /// ChaosKit's Benchmarks) before a deeper stack, a runaway recursion, is followed by its frame pointers to the
     /// thread's bottom: two loads a frame, and functions without a frame pointer are skipped
     /// (`CrashRecord.framesByFramePointers`). Where the chain cannot reach the bottom (a
     /// thread that `prepareAllThreads` reached, code without frame pointers), libunwind goes on.
@@ -40,8 +40,8 @@ public enum CrashCapture {
     /// Bytes of each thread's alternate signal stack.
     public var alternateStackSize = 256 * 1024
     /// Map the unwind tables of the executable, the Swift runtime and libc into memory at
-    /// install (~50 µs), so the first crash's lookups take no page faults (~10 µs each, or a
-    /// disk read if the pages were evicted). Turn off to shave launch time.
+    /// install, so the first crash's lookups take no page faults (or disk reads, if the pages
+    /// were evicted). Turn off to shave launch time (the costs: ChaosKit's Benchmarks).
     public var prefaultUnwindTables = true
 
     /// Default options: no destination yet.

@@ -77,8 +77,11 @@ extension LaunchOrganizer {
   ///   - name: the dependency, as status, events and metrics name it (`postgres`).
   ///   - body: the wait.
   /// - Returns: what `body` returned.
+  /// - Throws: what `body` threw (typed: a `throws(MyError)` body throws `MyError`).
   @discardableResult
-  public func waitForDependency<T>(_ name: String, _ body: () throws -> T) rethrows -> T {
+  public func waitForDependency<T, Failure: Error>(_ name: String, _ body: () throws(Failure) -> T) throws(Failure)
+    -> T
+  {
     let dependency = LaunchState.dependencyName(name)
     let started = DispatchTime.now().uptimeNanoseconds
     let waiting = beginDependencyWait(dependency)
@@ -104,10 +107,11 @@ extension LaunchOrganizer {
   ///   - isolation: the caller's isolation, where `body` runs.
   ///   - body: the wait.
   /// - Returns: what `body` returned.
+  /// - Throws: what `body` threw.
   @discardableResult
-  public func waitForDependency<T>(
-    _ name: String, isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> T
-  ) async rethrows -> T {
+  public func waitForDependency<T, Failure: Error>(
+    _ name: String, isolation: isolated (any Actor)? = #isolation, _ body: () async throws(Failure) -> T
+  ) async throws(Failure) -> T {
     let dependency = LaunchState.dependencyName(name)
     let started = DispatchTime.now().uptimeNanoseconds
     let waiting = await offPool { [self] in beginDependencyWait(dependency) }

@@ -27,7 +27,8 @@ import LaunchProtection
 ///   "machine_identity": "node-a",
 ///   "notify_ready": true, "repair_time_extension_ms": 90000,
 ///   "handle_exception": {"type": "NSInvalidArgumentException", "detail": "…", "when": "during_launch" | "after_launch"},
-///   "ignore_termination": true, "ignore_reboots": true, "reset_on_new_binary": true, "repair_throws": [1] }
+///   "ignore_termination": true, "ignore_reboots": true, "reset_on_new_binary": true, "repair_throws": [1],
+///   "dependency": {"name": "postgres", "task": "database", "give_up_ms": 3000, "port": 5432} }
 /// ```
 struct AppConfiguration: Decodable {
   struct Level: Decodable {
@@ -54,6 +55,23 @@ struct AppConfiguration: Decodable {
     var type: String
     var detail: String?
     var when: String?
+  }
+
+  /// `dependency`: the launch waits for a dependency inside `LaunchOrganizer.waitForDependency`
+  /// (DependencyWait.swift): a TCP connect to 127.0.0.1:`port` (default `CHAOS_DEPENDENCY_PORT`,
+  /// a scenario's `dependency:`) every 50 ms until answered or `give_up_ms` (default 3000)
+  /// passed, then exit 1. `task`: at the start of that task, before its failpoint (a bad
+  /// migration after the connect); absent: at the start of the launch, before the tasks.
+  struct Dependency: Decodable {
+    var name: String
+    var task: String?
+    var giveUpMilliseconds: Int?
+    var port: Int?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+      case name, task, port
+      case giveUpMilliseconds = "give_up_ms"
+    }
   }
 
   enum ProtectFinish: String, Decodable {
@@ -142,6 +160,8 @@ struct AppConfiguration: Decodable {
   /// With `launch_on: async`: the repair throws at these protect levels (from 1); the app
   /// reports the error (`launch_error`) and exits 5, leaving the launch unfinished.
   var repairThrows: [Int]?
+  /// Wait for a dependency during the launch (see `Dependency`).
+  var dependency: Dependency?
 
   enum CodingKeys: String, CodingKey, CaseIterable {
     case threshold, levels, repairs, concurrency, chain, prefault, durability
@@ -175,6 +195,7 @@ struct AppConfiguration: Decodable {
     case ignoreReboots = "ignore_reboots"
     case resetOnNewBinary = "reset_on_new_binary"
     case repairThrows = "repair_throws"
+    case dependency
   }
 
   /// `exhausted` as a policy action; nil when absent or not understood.
@@ -207,6 +228,14 @@ struct AppConfiguration: Decodable {
     if let when = handleException?.when, !["during_launch", "after_launch"].contains(when) {
       return "handle_exception.when must be during_launch or after_launch, not '\(when)'"
     }
+    if let dependency {
+      let tasks = ReferenceGraph.declarations.map(\.name) + (extraTasks ?? []).compactMap(\.name)
+      if let task = dependency.task, !tasks.contains(task) {
+        return "dependency.task must be one of the tasks (\(tasks.joined(separator: ", "))), not '\(task)'"
+      }
+      if dependency.name.isEmpty { return "dependency.name must not be empty" }
+      if let giveUp = dependency.giveUpMilliseconds, giveUp < 0 { return "dependency.give_up_ms must be at least 0" }
+    }
     if repairThrows != nil, launchOn != "async" {
       return "repair_throws needs launch_on: async (the async API's repair is the one that can throw)"
     }
@@ -221,6 +250,13 @@ struct AppConfiguration: Decodable {
       if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
         throw ConfigurationError(
           message: "unknown field '\(unknown)' (known: \(known.sorted().joined(separator: ", ")))")
+      }
+      let dependencyKeys = Set(Dependency.CodingKeys.allCases.map(\.rawValue))
+      if let dependency = object["dependency"] as? [String: Any],
+        let unknown = dependency.keys.sorted().first(where: { !dependencyKeys.contains($0) })
+      {
+        let known = dependencyKeys.sorted().joined(separator: ", ")
+        throw ConfigurationError(message: "unknown field '\(unknown)' in dependency (known: \(known))")
       }
     }
     return try JSONDecoder().decode(AppConfiguration.self, from: data)

@@ -10,6 +10,8 @@ final class ReferenceApp: Sendable {
   let organizer: LaunchOrganizer
   let dataDirectory: String
   let stateDirectory: String
+  /// `dependency`: the wait for it, at the start of the launch or of one task.
+  let dependencyWait: DependencyWait?
   /// Dispatch signal sources kept alive for the process's life.
   private let signalSources = Mutex<[SignalSourceBox]>([])
 
@@ -27,6 +29,8 @@ final class ReferenceApp: Sendable {
       protection.repairTimeExtension = .milliseconds(milliseconds)
     }
     self.organizer = LaunchOrganizer(configuration: protection)
+    self.dependencyWait = DependencyWait(
+      configuration, organizer: organizer, environment: ProcessInfo.processInfo.environment)
     self.dataDirectory = Repairs.dataDirectory(stateDirectory: stateDirectory)
     self.stateDirectory = stateDirectory
   }
@@ -191,6 +195,7 @@ final class ReferenceApp: Sendable {
     }
     if configuration.sigtermHandler == "during_launch" { GracefulHandler.install(organizer) }
     if configuration.sigtermHandler == "chaining_during_launch" { ChainingHandler.install() }
+    if configuration.dependency?.task == nil { dependencyWait?.wait() }
     let workflow = makeWorkflow()
     ChaosProbe.attach(workflow)
     do {
@@ -243,6 +248,7 @@ final class ReferenceApp: Sendable {
         declaration.name, after: (override?.after ?? declaration.after).filter { !disabled.contains($0) },
         priority: override?.priority ?? declaration.priority, placement: placement,
         work: override?.sleepMilliseconds ?? 0, dataDirectory: dataDirectory)
+      if let wait = dependencyWait, configuration.dependency?.task == declaration.name { task.beforeRun = wait.wait }
       workflow.add([task])
     }
     return workflow

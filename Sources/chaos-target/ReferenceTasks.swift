@@ -14,6 +14,8 @@ class ReferenceTask: LaunchTask, @unchecked Sendable {
   /// Extra work time, to make timelines and overlaps visible (`sleep_ms` override).
   let workMilliseconds: Int
   let dataDirectory: String
+  /// Runs first in `begin`, before the failpoint: the wait for a dependency (`dependency.task`).
+  var beforeRun: (@Sendable () -> Void)?
 
   required init(
     _ name: String, after: [String], priority: Int, placement: TaskPlacement, work: Int, dataDirectory: String
@@ -30,6 +32,7 @@ class ReferenceTask: LaunchTask, @unchecked Sendable {
 
   /// Evaluates the task's failpoint; false when it made the task fail (`return(errno)`).
   func begin(_ context: TaskContext) -> Bool {
+    beforeRun?()
     guard let code = context.evaluateFailpoint() else { return true }
     context.fail(POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO))
     return false

@@ -143,38 +143,18 @@ final class DependencyWaitTests: XCTestCase {
     XCTAssertEqual(organizer.status.waitingFor, ["config"])
   }
 
-  /// The deadline's clock stops while the launch waits: the time waited is not charged, and the
-  /// budget left is kept (margins of a second, for a loaded machine).
-  func testThePausedDeadlineKeepsTheBudgetItHadLeft() throws {
-    let deadline = LaunchDeadline(duration: .milliseconds(2000))
-    let fired = Mutex<[UInt64]>([])
-    let armedAt = DispatchTime.now().uptimeNanoseconds
-    deadline.arm(.launch, thread: nil) { _, _ in fired.withLock { $0.append(DispatchTime.now().uptimeNanoseconds) } }
-    usleep(1_500_000)
-    deadline.pause()
-    usleep(2_500_000)  // longer than the whole deadline, paused
-    XCTAssertEqual(fired.withLock { $0 }, [], "a paused deadline never fires")
-    let resumedAt = DispatchTime.now().uptimeNanoseconds
-    deadline.resume()
-    let until = Date().addingTimeInterval(10)
-    while fired.withLock({ $0.isEmpty }) && Date() < until { usleep(10_000) }
-    let firedAt = try XCTUnwrap(fired.withLock { $0.first }, "fires once resumed")
-    // About 500 ms of budget was left; 2 s would mean the pause started the clock anew.
-    XCTAssertLessThan(firedAt - resumedAt, 1_500_000_000, "the budget left, not a new deadline")
-    XCTAssertGreaterThan(firedAt - armedAt, 3_900_000_000, "the paused time was not charged")
-    deadline.disarm()
-  }
-
-  func testAPhaseArmedWhilePausedWaitsForTheResume() throws {
-    let deadline = LaunchDeadline(duration: .milliseconds(100))
-    let fired = Mutex(0)
-    deadline.pause()
-    deadline.arm(.relaunch, thread: nil) { _, _ in fired.withLock { $0 += 1 } }
-    usleep(300_000)
-    XCTAssertEqual(fired.withLock { $0 }, 0)
-    deadline.resume()
-    let until = Date().addingTimeInterval(10)
-    while fired.withLock({ $0 == 0 }) && Date() < until { usleep(10_000) }
-    XCTAssertEqual(fired.withLock { $0 }, 1, "the phase's deadline runs from the resume")
+  func testATypedThrowingBodyKeepsItsErrorType() throws {
+    let launches = SimulatedLaunches()
+    let organizer = launches.organizer()
+    organizer.finishLaunching(policy: .threshold(2), launch: {}, protect: { _ in })
+    func refuse() throws(Refused) -> Int { throw Refused() }
+    do {
+      _ = try organizer.waitForDependency("postgres") { () throws(Refused) -> Int in try refuse() }
+      XCTFail("the body's error is rethrown")
+    } catch {
+      let typed: Refused = error  // `throws(Refused)`, not `any Error`
+      _ = typed
+    }
+    XCTAssertEqual(organizer.status.waitingFor, ["postgres"], "held by the failed wait")
   }
 }

@@ -1,7 +1,9 @@
+import Failpoints
 import Foundation
-import LaunchProtection
 import Synchronization
 import XCTest
+
+@testable import LaunchProtection
 
 /// `organizer.status` through each mode, and its readiness mapping.
 final class LaunchStatusTests: XCTestCase {
@@ -150,5 +152,48 @@ final class LaunchStatusTests: XCTestCase {
       let status = LaunchStatus(mode: .finished, count: 0, since: date)
       XCTAssertTrue(status.description.hasSuffix("since \(date.formatted(.iso8601))"), "\(time): \(status.description)")
     }
+  }
+
+  func testADegradedServiceIsNotReadyByDefault() {
+    XCTAssertFalse(
+      LaunchOrganizer.Configuration(stateDirectory: "/nonexistent").readyWhenDegraded,
+      "the documented default keeps a readiness probe failing")
+  }
+
+  /// `LaunchStatus.since` is when the current mode began: the normal launch, and the relaunch
+  /// after `protectFinished()`, not when the organizer was made.
+  func testStatusSinceIsWhenTheModeBegan() throws {
+    let launches = SimulatedLaunches()
+    // One crashed launch, so that the next one (threshold 1) is in protect mode.
+    let crashed = launches.organizer()
+    crashed.finishLaunching(policy: .threshold(1000), launch: {}, protect: { _ in })
+    let organizer = launches.organizer()
+    usleep(20_000)
+    let beforeLaunch = Date()
+    let seen = Mutex<(launch: Date?, relaunch: Date?, repairEnded: Date?)>((nil, nil, nil))
+    organizer.finishLaunching(
+      policy: .threshold(1),
+      launch: {
+        seen.withLock { $0.relaunch = organizer.status.since }
+        usleep(20_000)
+      },
+      protect: { _ in
+        seen.withLock { $0.launch = organizer.status.since }
+        usleep(20_000)
+        seen.withLock { $0.repairEnded = Date() }
+        organizer.protectFinished()
+      })
+    let times = seen.withLock { $0 }
+    XCTAssertGreaterThanOrEqual(try XCTUnwrap(times.launch), beforeLaunch, "protect mode began at finishLaunching")
+    XCTAssertGreaterThanOrEqual(
+      try XCTUnwrap(times.relaunch), try XCTUnwrap(times.repairEnded), "the relaunch began at protectFinished")
+    let beforeFinish = Date()
+    organizer.launchingFinished()
+    XCTAssertGreaterThanOrEqual(organizer.status.since, beforeFinish, "finished at launchingFinished")
+  }
+
+  func testAStatusMadeWithoutSayingIsNotReadyWhenDegraded() {
+    XCTAssertEqual(LaunchStatus(mode: .degraded, since: Date()).readiness, .degraded)
+    XCTAssertEqual(LaunchStatus(mode: .degraded, since: Date(), readyWhenDegraded: true).readiness, .ready)
   }
 }

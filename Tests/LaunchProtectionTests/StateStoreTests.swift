@@ -1,8 +1,9 @@
 import Failpoints
 import Foundation
-import LaunchProtection
 import Synchronization
 import XCTest
+
+@testable import LaunchProtection
 
 final class StateStoreTests: XCTestCase {
   /// Runs a launch that must reach its launch closure, and returns the organizer and its events.
@@ -161,5 +162,38 @@ final class StateStoreTests: XCTestCase {
   func testReadOfAMissingStateIsNil() throws {
     let launches = SimulatedLaunches()
     XCTAssertNil(try launches.state())
+  }
+
+  /// An update that changes nothing writes nothing, even when the lock could not be taken:
+  /// the unlocked write a change would need is not made for no change.
+  func testAnUnchangedStateIsNotWrittenWithoutTheLock() throws {
+    let directory = SimulatedLaunches().stateDirectory
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    let store = StateStore(directory: directory, lockTimeout: .milliseconds(10))
+    let holder = open(store.lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+    XCTAssertGreaterThanOrEqual(holder, 0)
+    XCTAssertEqual(flock(holder, LOCK_EX | LOCK_NB), 0)
+    let (_, problems) = store.update { _ in }
+    close(holder)
+    XCTAssertEqual(problems.count, 1, "\(problems)")
+    guard case .lockUnavailable = problems.first else { return XCTFail("\(problems)") }
+    XCTAssertFalse(FileManager.default.fileExists(atPath: store.statePath), "nothing written")
+  }
+
+  /// A state directory whose parents do not exist yet (`/var/lib/app/launch` on a fresh
+  /// machine) is created with them, and the state written there without a problem.
+  func testAStateDirectoryIsCreatedWithItsParents() throws {
+    let directory = SimulatedLaunches().stateDirectory + "/var/lib/app/launch"
+    let (_, problems) = StateStore(directory: directory).update { $0.consecutiveCrashes = 2 }
+    XCTAssertEqual(problems, [])
+    XCTAssertEqual(try StateStore(directory: directory).read()?.consecutiveCrashes, 2)
+  }
+
+  /// A write that fails for real (ENOSPC from /dev/full) is reported, not retried forever.
+  func testARealWriteErrorIsReported() {
+    let result = DurableFile.overwrite("/dev/full", at: 0, with: Array("{}".utf8), failpoints: FailpointRegistry())
+    guard case .failure(let failure) = result else { return XCTFail("a write to /dev/full fails") }
+    XCTAssertEqual(failure.operation, "write")
+    XCTAssertEqual(failure.errno, ENOSPC)
   }
 }

@@ -1,4 +1,6 @@
+import Failpoints
 import Foundation
+import Synchronization
 import TestSupport
 import XCTest
 
@@ -28,5 +30,50 @@ final class SystemdNotifyTests: XCTestCase {
 
   func testNothingListeningIsAFailureNotACrash() {
     XCTAssertFalse(SystemdNotify.send("READY=1", to: "@launchchaos-nobody-\(getpid())"))
+  }
+
+  func testKeepAliveWithoutAWatchdogSendsNothingAndSaysSo() {
+    XCTAssertNil(ProcessInfo.processInfo.environment["WATCHDOG_USEC"], "the test runs without a watchdog")
+    XCTAssertNil(SystemdNotify.watchdogInterval)
+    XCTAssertFalse(SimulatedLaunches().organizer().keepAlive())
+  }
+
+  func testANotifySocketPathTooLongForAnAddressIsNotSent() {
+    let long = "/tmp/" + String(repeating: "n", count: 200)
+    XCTAssertFalse(SystemdNotify.send("READY=1", to: long))
+    XCTAssertFalse(SystemdNotify.send("READY=1", to: "@" + String(repeating: "n", count: 200)))
+  }
+
+  func testSendWithoutANotifySocketIsFalse() {
+    XCTAssertNil(ProcessInfo.processInfo.environment["NOTIFY_SOCKET"], "the test runs outside systemd")
+    XCTAssertFalse(SystemdNotify.isAvailable)
+    XCTAssertFalse(SystemdNotify.send("READY=1"))
+  }
+
+  /// `sun_path` holds 108 bytes with its terminating zero: 107 fit, 108 do not.
+  func testASocketNameFitsSunPathWithItsTerminator() {
+    XCTAssertNotNil(UnixSocketAddress("/" + String(repeating: "s", count: 106)))
+    XCTAssertNil(UnixSocketAddress("/" + String(repeating: "s", count: 107)))
+    XCTAssertNil(UnixSocketAddress(""))
+  }
+
+  /// `WATCHDOG_PID` names the process the watchdog is for; another pid's watchdog is not ours.
+  func testTheWatchdogIsOnlyForThePidItNames() {
+    defer {
+      unsetenv("WATCHDOG_USEC")
+      unsetenv("WATCHDOG_PID")
+    }
+    setenv("WATCHDOG_USEC", "0", 1)
+    XCTAssertNil(SystemdNotify.watchdogInterval, "an interval of 0 is no watchdog")
+    setenv("WATCHDOG_USEC", "200000", 1)
+    XCTAssertEqual(SystemdNotify.watchdogInterval, .milliseconds(200))
+    setenv("WATCHDOG_PID", String(getpid()), 1)
+    XCTAssertEqual(SystemdNotify.watchdogInterval, .milliseconds(200))
+    setenv("WATCHDOG_PID", String(getpid() + 1), 1)
+    XCTAssertNil(SystemdNotify.watchdogInterval)
+  }
+
+  func testReadyIsSentToSystemdByDefault() {
+    XCTAssertTrue(LaunchOrganizer.Configuration(stateDirectory: "/nonexistent").notifyReady, "the documented default")
   }
 }

@@ -1,6 +1,6 @@
 /// What a launch row marks at an instant, read from one event: failpoints, the crash (with the
 /// task it interrupted and its first frames), the launch deadline, supervisor signals, notify
-/// lines, requests, stops and state problems.
+/// lines, requests, stops, state problems and waits for a dependency.
 extension LaunchRow {
   /// The task a crash interrupted: one started and not ended before it, on the crashing thread
   /// when several were running (`worker-0` runs on `launch-worker-0`).
@@ -85,6 +85,23 @@ extension LaunchRow {
     case "task_failed":
       let name = event.text("task") ?? "?"
       return marker("task", "\(name) failed", "task \(name) failed: \(event.text("reason") ?? "")", bad: true)
+    case "dependency":
+      // The harness's listener (`dependency:`) going down or coming back.
+      let name = event.text("dependency") ?? "dependency"
+      let state = event.text("state") ?? "?"
+      let port = event.text("port").map { " on port \($0)" } ?? ""
+      let lasting = event.text("down_for_ms").map { " for \($0) ms" } ?? ""
+      return marker("supervisor", "\(name) \(state)", "harness: dependency \(name) \(state)\(lasting)\(port)")
+    case "dependency_wait", "dependency_answered", "dependency_failed":
+      let name = event.text("dependency") ?? "dependency"
+      let waited = event.text("waited_ms").map { " after \($0) ms" } ?? ""
+      let label =
+        switch event.event {
+        case "dependency_wait": "waiting for \(name)"
+        case "dependency_answered": "\(name) answered\(waited)"
+        default: "\(name) did not answer\(waited)"
+        }
+      return marker("notify", label, "\(label): an outage here is not a launch crash")
     case "uncounted_exit":
       return marker("stop", "clean exit", "uncounted exit: \(event.text("reason") ?? "")")
     default:

@@ -3,16 +3,18 @@ import Foundation
 /// What a launch process is given: the protocol's environment and the app configuration.
 extension ScenarioRunner {
   func environment(
-    _ scenario: Scenario, _ spec: LaunchSpec, events: String, state: String, port: Int?
+    _ scenario: Scenario, _ spec: LaunchSpec, events: String, state: String, port: Int?, dependencyPort: Int? = nil
   ) -> [String: String] {
     let inherited = Self.inheritedEnvironment
     var environment = ["PATH": inherited["PATH"] ?? "/usr/bin:/bin", "HOME": inherited["HOME"] ?? "/root"]
     // `${CHAOS_STATE_DIR}` in a scenario's env values names this run's state directory,
-    // `${CHAOS_PORT}` the launch's port.
+    // `${CHAOS_PORT}` the launch's port, `${CHAOS_DEPENDENCY_PORT}` the scenario's dependency's.
     let portText = port.map(String.init) ?? ""
+    let dependencyText = dependencyPort.map(String.init) ?? ""
     let expand = { (value: String) in
       value.replacingOccurrences(of: "${CHAOS_STATE_DIR}", with: state)
         .replacingOccurrences(of: "${CHAOS_PORT}", with: portText)
+        .replacingOccurrences(of: "${CHAOS_DEPENDENCY_PORT}", with: dependencyText)
     }
     environment.merge(scenario.environment.mapValues(expand)) { $1 }
     environment.merge(spec.environment.mapValues(expand)) { $1 }
@@ -20,6 +22,7 @@ extension ScenarioRunner {
     environment["CHAOS_EVENTS"] = events
     environment["CHAOS_STATE_DIR"] = state
     if let port { environment["CHAOS_PORT"] = String(port) }
+    if let dependencyPort { environment["CHAOS_DEPENDENCY_PORT"] = String(dependencyPort) }
     environment["CHAOS_APP"] = Self.appJSON(scenario.app, spec.app)
     environment["SWIFT_BACKTRACE"] = scenario.swiftBacktrace
     if let seed = options.seed { environment["CHAOS_SEED"] = String(seed) }

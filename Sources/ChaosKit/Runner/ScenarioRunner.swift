@@ -35,6 +35,9 @@ public struct ScenarioRunner: Sendable {
       try checkContainerSupport(scenario)
       try checkRuntimeSupport(scenario)
       let stateDirectory = workDirectory + "/state"
+      // The scenario's dependency listens for the whole run, on one port; closed at the end.
+      let dependency = try startDependency(scenario)
+      defer { dependency?.close() }
       // The protocol promises an existing, empty state directory when a scenario starts.
       try FileTree.makeDirectories(stateDirectory)
       var stoppedEarlier: [pid_t: Int] = [:]
@@ -72,7 +75,8 @@ public struct ScenarioRunner: Sendable {
           }
           let processes = runLaunch(
             scenario, spec, number: number, iteration: iteration, target: target, workDirectory: workDirectory,
-            stateDirectory: stateDirectory, stoppedEarlier: stoppedEarlier, restart: restart, judge: judge)
+            stateDirectory: stateDirectory, stoppedEarlier: stoppedEarlier, restart: restart, dependency: dependency,
+            judge: judge)
           result.processes += processes
           // Killed at the cutoff: what it showed is not what it would have done, so it is not judged.
           if options.isCut, processes.contains(where: { $0.end == .timedOut }) {
@@ -144,7 +148,7 @@ public struct ScenarioRunner: Sendable {
   private func runLaunch(
     _ scenario: Scenario, _ spec: LaunchSpec, number: Int, iteration: Int, target: String, workDirectory: String,
     stateDirectory: String, stoppedEarlier: [pid_t: Int],
-    restart: (number: Int, delay: Double, previous: ProcessResult)?,
+    restart: (number: Int, delay: Double, previous: ProcessResult)?, dependency: DependencyServer?,
     judge: LaunchJudge?
   ) -> [ProcessResult] {
     var label = "launch-\(number)"
@@ -158,14 +162,18 @@ public struct ScenarioRunner: Sendable {
     var kubelets: [pid_t: KubeletSession] = [:]
     var containers: [pid_t: RuntimeContainer] = [:]
     var results: [ProcessResult] = []
+    let directories = (1...spec.parallel).map { workDirectory + "/" + label + (spec.parallel > 1 ? "-p\($0)" : "") }
     for process in 1...spec.parallel {
-      let directory = workDirectory + "/" + label + (spec.parallel > 1 ? "-p\(process)" : "")
+      let directory = directories[process - 1]
       try? FileTree.makeDirectories(directory)
       // A free port for the target to serve on, if it serves (`CHAOS_PORT`; `http:` requests go there).
       let port = HTTPProbe.freePort()
       var environment = environment(
-        scenario, spec, events: directory + "/events.ndjson", state: stateDirectory, port: port)
+        scenario, spec, events: directory + "/events.ndjson", state: stateDirectory, port: port,
+        dependencyPort: dependency?.port)
       do {
+        // Once per launch, before its first process: every process finds the same.
+        if let dependency, process == 1 { try setDependency(dependency, spec, directories: directories) }
         let supervisor = try scenario.supervisor.map { spec throws(SupervisorSession.Failure) in
           try SupervisorSession(spec: spec, eventsPath: directory + "/events.ndjson")
         }

@@ -37,6 +37,8 @@ public struct Scenario: Sendable {
   /// A real OCI runtime for every launch (`runtime:`, `memory:`, `pids:`, `init:`, or those of
   /// `kubernetes:`); empty: none.
   package var runtime = RuntimeSettings()
+  /// A real TCP listener the harness runs for the whole run (`dependency:`); nil: none.
+  package var dependency: DependencySpec? = nil
   /// The launches, in order.
   package var launches: [LaunchSpec]
 
@@ -113,6 +115,8 @@ package struct LaunchSpec: Sendable {
   package var container: Bool? = nil
   /// This launch's runtime keys, over the scenario's.
   package var runtime = RuntimeSettings()
+  /// What the scenario's dependency does from this launch's spawn on (`dependency:`, default up).
+  package var dependency = DependencyState.up
 }
 
 /// One entry of `requests:`: once the target emitted `afterEvent`, an HTTP request to it or a

@@ -8,7 +8,7 @@ public enum ScenarioLoader {
   /// Keys allowed at the top of a scenario (kept in step with `Scenarios/scenario.schema.json` by a test).
   public static let scenarioKeys = [
     "name", "description", "timeout", "target", "app", "env", "swift_backtrace", "supervisor", "daemon",
-    "container", "kubernetes", "launches", "runtime", "memory", "pids", "init",
+    "container", "kubernetes", "launches", "runtime", "memory", "pids", "init", "dependency",
   ]
   /// Keys allowed in `supervisor`.
   public static let supervisorKeys = ["notify", "start_timeout", "stop_timeout", "watchdog"]
@@ -17,7 +17,7 @@ public enum ScenarioLoader {
   /// Keys allowed in a launch.
   public static let launchKeys = [
     "failpoints", "app", "env", "repeat", "parallel", "timeout", "before", "send_signal", "expect", "requests",
-    "container", "runtime", "memory", "pids", "init",
+    "container", "runtime", "memory", "pids", "init", "dependency",
   ]
   /// Keys allowed in `expect`.
   public static let expectKeys = [
@@ -92,6 +92,7 @@ public enum ScenarioLoader {
     guard let launchesNode = top["launches"] else { throw reader.error(root, "missing required key 'launches'") }
     let launchNodes = try reader.sequence(launchesNode, what: "launches")
     if launchNodes.isEmpty { throw reader.error(launchesNode, "'launches' must list at least one launch") }
+    try checkDependencyDeclared(top, launchNodes: launchNodes, reader: reader)
     var launches: [LaunchSpec] = []
     for node in launchNodes { launches.append(try launch(node, reader: reader)) }
     var scenario = Scenario(
@@ -120,6 +121,9 @@ public enum ScenarioLoader {
       let pod = try RuntimeLoader.kubernetes(
         try reader.mapping(node, keys: KubeletLoader.keys, what: "kubernetes"), reader: reader)
       scenario.runtime = pod.over(scenario.runtime)
+    }
+    scenario.dependency = try top["dependency"].map { node throws(ScenarioError) in
+      try dependency(node, reader: reader)
     }
     try RuntimeLoader.checkRuntimeGiven(scenario)
     return scenario
@@ -175,6 +179,7 @@ public enum ScenarioLoader {
       } ?? [],
       container: try map["container"].map { node throws(ScenarioError) in try reader.bool(node, what: "container") })
     launch.runtime = try RuntimeLoader.settings(map, reader: reader)
+    if let node = map["dependency"] { launch.dependency = try dependencyState(node, reader: reader) }
     return launch
   }
 

@@ -1,0 +1,98 @@
+import ChaosProbe
+import Foundation
+import LaunchProtection
+
+/// `dependency` of `CHAOS_APP`: the part of the launch that waits for a dependency (a database
+/// on 127.0.0.1:`CHAOS_DEPENDENCY_PORT`), declared with `LaunchOrganizer.waitForDependency`, as
+/// a server that connects to PostgreSQL at start-up would. Inside, a TCP connect every 50 ms
+/// until one is answered or `give_up_ms` passed; giving up throws, and the app exits 1, as a
+/// server whose database is down does.
+struct DependencyWait: Sendable {
+  /// The dependency never answered.
+  struct GaveUp: Error, CustomStringConvertible {
+    var name: String
+    var port: Int
+    var attempts: Int
+    var milliseconds: Int
+    var description: String {
+      "\(name) on 127.0.0.1:\(port) did not answer \(attempts) connects in \(milliseconds) ms"
+    }
+  }
+
+  let organizer: LaunchOrganizer
+  let name: String
+  let port: Int
+  let giveUpMilliseconds: Int
+
+  /// The wait for `configuration.dependency`, nil without one; a problem (no port) ends the app.
+  init?(_ configuration: AppConfiguration, organizer: LaunchOrganizer, environment: [String: String]) {
+    guard let dependency = configuration.dependency else { return nil }
+    guard let port = dependency.port ?? environment["CHAOS_DEPENDENCY_PORT"].flatMap({ Int($0) }) else {
+      fail("invalid CHAOS_APP: dependency needs a port: CHAOS_DEPENDENCY_PORT (a scenario's dependency:) or 'port'")
+    }
+    self.organizer = organizer
+    self.name = dependency.name
+    self.port = port
+    self.giveUpMilliseconds = dependency.giveUpMilliseconds ?? 3000
+  }
+
+  /// Waits inside `waitForDependency`; on giving up, says so and exits 1. ChaosProbe reports
+  /// the wait (`dependency_wait`, `dependency_answered`, `dependency_failed`).
+  func wait() {
+    do {
+      try organizer.waitForDependency(name) {
+        // What the organizer says while it waits, for scenarios to check.
+        let status = organizer.status
+        ChaosProbe.emit(
+          "dependency_status",
+          [
+            "dependency": name, "waiting_for": status.waitingFor.joined(separator: " and "),
+            "says_waiting": status.description.contains("waiting for \(name)"),
+            "outages_in_a_row": status.dependencyOutage?.launchesInARow ?? 0,
+          ])
+        try connect()
+      }
+    } catch {
+      FileHandle.standardError.write(Data("chaos-target: \(error)\n".utf8))
+      exit(1)
+    }
+  }
+
+  /// Connects until answered (`ok\n` read, or the peer closed after accepting).
+  private func connect() throws(GaveUp) {
+    let start = ContinuousClock.now
+    let limit = Duration.milliseconds(giveUpMilliseconds)
+    var attempts = 0
+    while true {
+      attempts += 1
+      if Self.answered(port: port) { return }
+      if ContinuousClock.now - start >= limit {
+        throw GaveUp(name: name, port: port, attempts: attempts, milliseconds: giveUpMilliseconds)
+      }
+      // A loop of short sleeps: a signal (a thread dump) would end one long sleep early.
+      let next = ContinuousClock.now + .milliseconds(50)
+      while ContinuousClock.now < next { usleep(5_000) }
+    }
+  }
+
+  /// One blocking connect to 127.0.0.1:`port` (refused at once on loopback when nothing listens).
+  private static func answered(port: Int) -> Bool {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard fd >= 0 else { return false }
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let connected = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    guard connected == 0 else { return false }
+    var timeout = timeval(tv_sec: 1, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    var buffer = [UInt8](repeating: 0, count: 16)
+    return recv(fd, &buffer, buffer.count, 0) >= 0
+  }
+}

@@ -1,0 +1,26 @@
+import Failpoints
+import Foundation
+import Synchronization
+import XCTest
+
+@testable import LaunchProtection
+
+/// The persisted records' defaults: a crash cause, a process identity, a launch record.
+final class LaunchRecordTests: XCTestCase {
+  func testACrashCauseIsDuringTheLaunchByDefault() {
+    XCTAssertFalse(CrashCause(type: "SIGSEGV", recordedAt: 0).afterLaunch)
+  }
+
+  func testAnIdentityKeepsTheMachineItNames() {
+    let identity = ProcessIdentity(pid: 7, startTime: 8, bootID: "b", machine: "node-a")
+    XCTAssertEqual(identity.machine, "node-a")
+    XCTAssertNil(ProcessIdentity(pid: 7, startTime: 8, bootID: "b").machine)
+  }
+
+  func testALaunchRecordKeepsWhenItsStopWasRequested() {
+    let record = LaunchRecord(
+      process: ProcessIdentity(pid: 7, startTime: 8, bootID: "b"), launchID: "l", phase: .launching, startedAt: 1,
+      stopRequestedAt: 5)
+    XCTAssertEqual(record.stopRequestedAt, 5)
+  }
+}
