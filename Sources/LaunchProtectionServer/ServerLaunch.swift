@@ -168,9 +168,10 @@ public final class ServerLaunch: Service, CustomStringConvertible {
   ///   - isolation: the caller's isolation, where `body` runs.
   ///   - body: the wait; it returns once the dependency answered, or throws.
   /// - Returns: what `body` returned.
-  public func waitForDependency<T>(
-    _ name: String, isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> T
-  ) async rethrows -> T {
+  /// - Throws: what `body` threw, with its type.
+  public func waitForDependency<T, Failure: Error>(
+    _ name: String, isolation: isolated (any Actor)? = #isolation, _ body: () async throws(Failure) -> T
+  ) async throws(Failure) -> T {
     try await organizer.waitForDependency(name, isolation: isolation, body)
   }
 

@@ -97,6 +97,34 @@ final class ServerLaunchTests: XCTestCase {
     }
   }
 
+  func testWaitForDependencyNamesTheWaitInTheStatusAndKeepsTheBodysErrorType() async throws {
+    struct Refused: Error, Equatable {}
+    let server = SimulatedServer()
+    let launch = serverLaunch(server)
+    try await launch.begin { _ in }
+    let seen = Mutex<String>("")
+
+    // The dependency answers: the wait is over.
+    let answer = await launch.waitForDependency("postgres") { () async -> Int in
+      seen.withLock { $0 = launch.status.description }
+      return 7
+    }
+    XCTAssertEqual(answer, 7)
+    XCTAssertTrue(seen.withLock { $0 }.contains("waiting for postgres"), seen.withLock { $0 })
+    XCTAssertEqual(launch.status.waitingFor, [])
+    XCTAssertNil(try server.state()?.launchesInProgress.first?.waitingFor)
+
+    // It does not: the body's own error type comes back, and the launch stays held by the dependency.
+    do {
+      let _: Int = try await launch.waitForDependency("postgres") { () async throws(Refused) -> Int in throw Refused() }
+      XCTFail("the body threw")
+    } catch {
+      XCTAssertEqual(error, Refused(), "typed: no cast needed")
+    }
+    XCTAssertEqual(launch.status.waitingFor, ["postgres"])
+    XCTAssertEqual(try server.state()?.launchesInProgress.first?.waitingFor, "postgres")
+  }
+
   func testCrashCaptureIsInstalledByDefaultInTheStateDirectoryAndNotWhenOptedOut() throws {
     XCTAssertFalse(CrashCapture.isInstalled, "nothing else in this test process installs crash capture")
     let server = SimulatedServer()
