@@ -15,13 +15,13 @@ import ServiceLifecycle
 /// ```swift
 /// import Hummingbird
 /// import LaunchProtectionServer
-/// let launch = ServerLaunch(stateDirectory: "/var/lib/todos/launch", launchDeadline: .seconds(30))
-/// try await launch.begin { _ in try clearCaches() }  // counts the launch; after 2 crashes in a row, repairs
+/// let protection = ServerLaunch(stateDirectory: "/var/lib/todos/launch", launchDeadline: .seconds(30))
+/// try await protection.launch { _ in try clearCaches() }  // counts the launch; after 2 crashes in a row, repairs
 /// let router = try await buildRouter()  // your start-up: a crash here is a launch crash
 /// var app = Application(
 ///   router: router, configuration: .init(address: .hostname(port: port)),
-///   onServerRunning: { _ in await launch.markFinished() })  // listening: the launch succeeded
-/// app.addServices(launch)  // a SIGTERM during the launch is a stop, not a crash
+///   onServerRunning: { _ in await protection.markLaunchingFinished() })  // listening: the launch succeeded
+/// app.addServices(protection)  // a SIGTERM during the launch is a stop, not a crash
 /// try await app.runService()
 /// ```
 ///
@@ -30,7 +30,7 @@ import ServiceLifecycle
 ///
 /// ```swift
 /// let group = ServiceGroup(configuration: .init(
-///   services: [app, launch], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+///   services: [app, protection], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
 /// try await group.run()
 /// ```
 ///
@@ -46,7 +46,7 @@ import ServiceLifecycle
 ///   launch then names the previous launch's crash (`LaunchDecision.previousCrash`, the log).
 ///
 /// As a `Service` it is `LaunchProtectionService`: a graceful shutdown during the launch is
-/// recorded as a stop request (that launch is not counted), and ``markFinished()`` also gives
+/// recorded as a stop request (that launch is not counted), and ``markLaunchingFinished()`` also gives
 /// every thread an alternate signal stack. A SIGTERM before the service runs (a launch begun
 /// before `runService()`) is recorded by the organizer itself. Added with `addServices`, the
 /// service runs in Hummingbird's inner group and hears the shutdown after the server drained;
@@ -55,7 +55,7 @@ public final class ServerLaunch: Service, CustomStringConvertible {
   /// The organizer that runs this process's launch: its `status` for a readiness probe,
   /// `recordMetrics()` (LaunchProtectionMetrics), `addObserver` for your own events.
   public let organizer: LaunchOrganizer
-  /// The policy ``begin(repair:)`` runs the launch with.
+  /// The policy ``launch(repair:)`` runs the launch with.
   public let policy: ProtectionPolicy
   private let service: LaunchProtectionService
 
@@ -63,7 +63,7 @@ public final class ServerLaunch: Service, CustomStringConvertible {
   /// persistent storage, one per app).
   ///
   /// ```swift
-  /// let launch = ServerLaunch(stateDirectory: "/var/lib/todos/launch", launchDeadline: .seconds(30), logger: logger)
+  /// let protection = ServerLaunch(stateDirectory: "/var/lib/todos/launch", launchDeadline: .seconds(30), logger: logger)
   /// ```
   ///
   /// - Parameters:
@@ -90,7 +90,7 @@ public final class ServerLaunch: Service, CustomStringConvertible {
   /// ```swift
   /// var configuration = LaunchOrganizer.Configuration(stateDirectory: "/var/lib/todos/launch")
   /// configuration.readyWhenDegraded = true
-  /// let launch = ServerLaunch(configuration: configuration, policy: .threshold(3))
+  /// let protection = ServerLaunch(configuration: configuration, policy: .threshold(3))
   /// ```
   ///
   /// - Parameters:
@@ -134,7 +134,7 @@ public final class ServerLaunch: Service, CustomStringConvertible {
   /// the server starts or in Hummingbird's `beforeServerStarts`.
   ///
   /// ```swift
-  /// try await launch.begin { context in
+  /// try await protection.launch { context in
   ///   logger.warning("repairing", metadata: ["count": "\(context.count)"])
   ///   try clearCaches()
   /// }
@@ -146,7 +146,7 @@ public final class ServerLaunch: Service, CustomStringConvertible {
   /// - Throws: what `LaunchOrganizer.launch(policy:repair:)` throws: `alreadyStarted`,
   ///   `degraded` when every level failed and the policy stays degraded, the repair's error.
   @discardableResult
-  public func begin(repair: @Sendable (ProtectContext) async throws -> Void) async throws -> LaunchOutcome {
+  public func launch(repair: @Sendable (ProtectContext) async throws -> Void) async throws -> LaunchOutcome {
     try await organizer.launch(policy: policy, repair: repair)
   }
 
@@ -158,8 +158,8 @@ public final class ServerLaunch: Service, CustomStringConvertible {
   /// is not a broken release" says more.
   ///
   /// ```swift
-  /// try await launch.begin { _ in try clearCaches() }
-  /// let client = try await launch.waitForDependency("postgres") { try await connectWithRetries() }
+  /// try await protection.launch { _ in try clearCaches() }
+  /// let client = try await protection.waitForDependency("postgres") { try await connectWithRetries() }
   /// try await migrate(client)  // our code again: a crash here is a launch crash
   /// ```
   ///
@@ -181,15 +181,15 @@ public final class ServerLaunch: Service, CustomStringConvertible {
   /// installed. Safe to call more than once, and without running the service.
   ///
   /// ```swift
-  /// var app = Application(router: router, onServerRunning: { _ in await launch.markFinished() })
+  /// var app = Application(router: router, onServerRunning: { _ in await protection.markLaunchingFinished() })
   /// ```
-  public func markFinished() async {
+  public func markLaunchingFinished() async {
     await service.markLaunchFinished()
   }
 
   /// Runs until graceful shutdown, then records the stop request (a no-op once the launch
   /// finished). Cancelled without a graceful shutdown, it returns without recording anything.
-  /// The `ServiceGroup` calls it; add the launch with `app.addServices(launch)` or list it last.
+  /// The `ServiceGroup` calls it; add the launch with `app.addServices(protection)` or list it last.
   public func run() async throws {
     try await service.run()
   }

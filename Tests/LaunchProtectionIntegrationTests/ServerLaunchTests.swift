@@ -40,7 +40,7 @@ final class ServerLaunchTests: XCTestCase {
   func testAddedToTheAppsInnerGroupAGracefulShutdownDuringTheLaunchIsAStopRequest() async throws {
     let server = SimulatedServer()
     let launch = serverLaunch(server)
-    try await launch.begin { _ in XCTFail("no repair at count 0") }
+    try await launch.launch { _ in XCTFail("no repair at count 0") }
 
     try await run { dummy in
       ServiceGroup(
@@ -55,7 +55,7 @@ final class ServerLaunchTests: XCTestCase {
   func testLastInAnExplicitGroupAGracefulShutdownDuringTheLaunchIsAStopRequest() async throws {
     let server = SimulatedServer()
     let launch = serverLaunch(server)
-    try await launch.begin { _ in }
+    try await launch.launch { _ in }
 
     try await run { dummy in ServiceGroup(configuration: .init(services: [dummy, launch], logger: quiet)) }
 
@@ -65,11 +65,11 @@ final class ServerLaunchTests: XCTestCase {
   func testMarkFinishedFromTheRunningServerEndsTheLaunchAndTheShutdownRecordsNothing() async throws {
     let server = SimulatedServer()
     let launch = serverLaunch(server)
-    try await launch.begin { _ in }
+    try await launch.launch { _ in }
 
     try await run(
       { dummy in ServiceGroup(configuration: .init(services: [dummy, launch], logger: quiet)) },
-      whileRunning: { await launch.markFinished() })
+      whileRunning: { await launch.markLaunchingFinished() })
 
     XCTAssertEqual(launch.organizer.mode, .finished)
     XCTAssertEqual(try server.state()?.launchesInProgress, [])
@@ -78,15 +78,15 @@ final class ServerLaunchTests: XCTestCase {
   func testAfterTwoLaunchCrashesBeginRunsTheRepairAndEveryEventIsLogged() async throws {
     let server = SimulatedServer()
     // Two launches die unfinished (their simulated processes are reported dead).
-    for _ in 0..<2 { try await serverLaunch(server).begin { _ in XCTFail("no repair below the threshold") } }
+    for _ in 0..<2 { try await serverLaunch(server).launch { _ in XCTFail("no repair below the threshold") } }
     let storage = CapturingLogHandler.Storage()
     var logger = Logger(label: "launch") { _ in CapturingLogHandler(storage: storage) }
     logger.logLevel = .trace
     let launch = serverLaunch(server, logger: logger)
     let repairs = Mutex<[Int]>([])
 
-    let outcome = try await launch.begin { context in repairs.withLock { $0.append(context.count) } }
-    await launch.markFinished()
+    let outcome = try await launch.launch { context in repairs.withLock { $0.append(context.count) } }
+    await launch.markLaunchingFinished()
 
     XCTAssertEqual(outcome, .repaired(ProtectLevel(number: 1, name: "protect", minimumCrashes: 2)))
     XCTAssertEqual(repairs.withLock { $0 }, [2], "the default policy repairs after two launch crashes in a row")
@@ -101,7 +101,7 @@ final class ServerLaunchTests: XCTestCase {
     struct Refused: Error, Equatable {}
     let server = SimulatedServer()
     let launch = serverLaunch(server)
-    try await launch.begin { _ in }
+    try await launch.launch { _ in }
     let seen = Mutex<String>("")
 
     // The dependency answers: the wait is over.

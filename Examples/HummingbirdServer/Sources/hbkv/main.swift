@@ -56,7 +56,7 @@ organizer.recordMetrics()
 
 /// The launch: everything between the process start and "the server is listening".
 @Sendable func startUp() async throws {
-  let outcome = try await launch.begin { context in
+  let outcome = try await launch.launch { context in
     logger.warning("repairing: quarantining the data file", metadata: ["count": "\(context.count)"])
     _ = FailpointRegistry.shared.evaluate("kv.repair")  // `hang`: a repair past the deadline
     try store.quarantineDataFile()
@@ -84,7 +84,7 @@ var app = Server.application(
   store: store, port: port, logger: logger, organizer: organizer, metrics: metricsRegistry,
   beforeServerStarts: launchInsideGroup ? [startUp, checkBind] : [checkBind],
   onServerRunning: {
-    guard launchWhileServing else { return await launch.markFinished() }
+    guard launchWhileServing else { return await launch.markLaunchingFinished() }
     // Hummingbird handles connections only once this returns: the launch runs beside the server.
     Task {
       do {
@@ -93,7 +93,7 @@ var app = Server.application(
         logger.error("hbkv failed: \(error)")
         exit(1)
       }
-      await launch.markFinished()
+      await launch.markLaunchingFinished()
     }
   })
 if service == nil { app.addServices(launch) }  // runs in the app's inner group

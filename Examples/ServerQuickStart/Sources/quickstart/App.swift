@@ -24,7 +24,7 @@ func buildRouter() async throws -> Router<BasicRequestContext> {
   let router = Router()
   router.get("/health") { _, _ in "ok\n" }
   router.get("/todos") { _, _ in todos.map { $0 + "\n" }.joined() }
-  router.get("/ready") { _, _ in "\(launch.status)\n" }
+  router.get("/ready") { _, _ in "\(protection.status)\n" }
   return router
 }
 

@@ -7,12 +7,12 @@
 // README: begin
 import Hummingbird
 import LaunchProtectionServer
-let launch = ServerLaunch(stateDirectory: "/var/lib/todos/launch", launchDeadline: .seconds(30))
-try await launch.begin { _ in try clearCaches() }  // counts the launch; after 2 crashes in a row, repairs
+let protection = ServerLaunch(stateDirectory: "/var/lib/todos/launch", launchDeadline: .seconds(30))
+try await protection.launch { _ in try clearCaches() }  // counts the launch; after 2 crashes in a row, repairs
 let router = try await buildRouter()  // your start-up: a crash here is a launch crash
 var app = Application(
   router: router, configuration: .init(address: .hostname(port: port)),
-  onServerRunning: { _ in await launch.markFinished() })  // listening: the launch succeeded
-app.addServices(launch)  // a SIGTERM during the launch is a stop, not a crash
+  onServerRunning: { _ in await protection.markLaunchingFinished() })  // listening: the launch succeeded
+app.addServices(protection)  // a SIGTERM during the launch is a stop, not a crash
 try await app.runService()
 // README: end

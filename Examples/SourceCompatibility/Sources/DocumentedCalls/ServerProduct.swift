@@ -7,12 +7,12 @@ import ServiceLifecycle
 
 /// README, "Integration in ten lines": the explicit `ServiceGroup`, the launch last.
 public func readmeServerExplicitGroup(app: some Service) async throws {
-  let launch = ServerLaunch(stateDirectory: "/var/lib/todos/launch", launchDeadline: .seconds(30), logger: logger)
-  try await launch.begin { _ in clearCaches() }
-  await launch.markFinished()  // what Hummingbird's onServerRunning calls
-  _ = launch.status
+  let protection = ServerLaunch(stateDirectory: "/var/lib/todos/launch", launchDeadline: .seconds(30), logger: logger)
+  try await protection.launch { _ in clearCaches() }
+  await protection.markLaunchingFinished()  // what Hummingbird's onServerRunning calls
+  _ = protection.status
   let group = ServiceGroup(
-    configuration: .init(services: [app, launch], gracefulShutdownSignals: [.sigterm], logger: logger))
+    configuration: .init(services: [app, protection], gracefulShutdownSignals: [.sigterm], logger: logger))
   try await group.run()
 }
 
@@ -20,8 +20,8 @@ public func readmeServerExplicitGroup(app: some Service) async throws {
 public func serverLaunchDocComments() async throws {
   var configuration = LaunchOrganizer.Configuration(stateDirectory: "/var/lib/todos/launch")
   configuration.readyWhenDegraded = true
-  let launch = ServerLaunch(configuration: configuration, policy: .threshold(3))
-  let outcome = try await launch.begin { context in
+  let protection = ServerLaunch(configuration: configuration, policy: .threshold(3))
+  let outcome = try await protection.launch { context in
     logger.warning("repairing", metadata: ["count": "\(context.count)"])
     clearCaches()
   }
