@@ -7,7 +7,7 @@ import XCTest
 final class ServerLaunchTests: XCTestCase {
   private let quiet = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
 
-  /// Hummingbird's `app.addServices(launch)` + `app.runService()`: the app is the one service
+  /// Hummingbird's `app.addServices(protection)` + `app.runService()`: the app is the one service
   /// of an outer group, and runs its added services in an inner `ServiceGroup` of its own.
   private struct AppWithInnerGroup: Service {
     let services: [any Service]
@@ -39,39 +39,39 @@ final class ServerLaunchTests: XCTestCase {
 
   func testAddedToTheAppsInnerGroupAGracefulShutdownDuringTheLaunchIsAStopRequest() async throws {
     let server = SimulatedServer()
-    let launch = serverLaunch(server)
-    try await launch.launch { _ in XCTFail("no repair at count 0") }
+    let protection = serverLaunch(server)
+    try await protection.launch { _ in XCTFail("no repair at count 0") }
 
     try await run { dummy in
       ServiceGroup(
-        configuration: .init(services: [AppWithInnerGroup(services: [launch, dummy], logger: quiet)], logger: quiet))
+        configuration: .init(services: [AppWithInnerGroup(services: [protection, dummy], logger: quiet)], logger: quiet))
     }
 
     let record = try XCTUnwrap(try server.state()?.launchesInProgress.first)
     XCTAssertNotNil(record.stopRequestedAt, "the outer group's shutdown reached the launch in the inner group")
-    XCTAssertEqual(launch.status.mode, .normal, "the launch itself is still unfinished")
+    XCTAssertEqual(protection.status.mode, .normal, "the launch itself is still unfinished")
   }
 
   func testLastInAnExplicitGroupAGracefulShutdownDuringTheLaunchIsAStopRequest() async throws {
     let server = SimulatedServer()
-    let launch = serverLaunch(server)
-    try await launch.launch { _ in }
+    let protection = serverLaunch(server)
+    try await protection.launch { _ in }
 
-    try await run { dummy in ServiceGroup(configuration: .init(services: [dummy, launch], logger: quiet)) }
+    try await run { dummy in ServiceGroup(configuration: .init(services: [dummy, protection], logger: quiet)) }
 
     XCTAssertNotNil(try XCTUnwrap(try server.state()?.launchesInProgress.first).stopRequestedAt)
   }
 
   func testMarkFinishedFromTheRunningServerEndsTheLaunchAndTheShutdownRecordsNothing() async throws {
     let server = SimulatedServer()
-    let launch = serverLaunch(server)
-    try await launch.launch { _ in }
+    let protection = serverLaunch(server)
+    try await protection.launch { _ in }
 
     try await run(
-      { dummy in ServiceGroup(configuration: .init(services: [dummy, launch], logger: quiet)) },
-      whileRunning: { await launch.markLaunchingFinished() })
+      { dummy in ServiceGroup(configuration: .init(services: [dummy, protection], logger: quiet)) },
+      whileRunning: { await protection.markLaunchingFinished() })
 
-    XCTAssertEqual(launch.organizer.mode, .finished)
+    XCTAssertEqual(protection.organizer.mode, .finished)
     XCTAssertEqual(try server.state()?.launchesInProgress, [])
   }
 
@@ -82,15 +82,15 @@ final class ServerLaunchTests: XCTestCase {
     let storage = CapturingLogHandler.Storage()
     var logger = Logger(label: "launch") { _ in CapturingLogHandler(storage: storage) }
     logger.logLevel = .trace
-    let launch = serverLaunch(server, logger: logger)
+    let protection = serverLaunch(server, logger: logger)
     let repairs = Mutex<[Int]>([])
 
-    let outcome = try await launch.launch { context in repairs.withLock { $0.append(context.count) } }
-    await launch.markLaunchingFinished()
+    let outcome = try await protection.launch { context in repairs.withLock { $0.append(context.count) } }
+    await protection.markLaunchingFinished()
 
     XCTAssertEqual(outcome, .repaired(ProtectLevel(number: 1, name: "protect", minimumCrashes: 2)))
     XCTAssertEqual(repairs.withLock { $0 }, [2], "the default policy repairs after two launch crashes in a row")
-    XCTAssertEqual(launch.status.mode, .finished)
+    XCTAssertEqual(protection.status.mode, .finished)
     let events = storage.all.compactMap { $0.metadata["launch.event"].map { "\($0)" } }
     for event in ["launch", "protect_enter", "relaunch", "launching_finished"] {
       XCTAssertTrue(events.contains(event), "\(event) logged through swift-log: \(events)")
@@ -100,28 +100,28 @@ final class ServerLaunchTests: XCTestCase {
   func testWaitForDependencyNamesTheWaitInTheStatusAndKeepsTheBodysErrorType() async throws {
     struct Refused: Error, Equatable {}
     let server = SimulatedServer()
-    let launch = serverLaunch(server)
-    try await launch.launch { _ in }
+    let protection = serverLaunch(server)
+    try await protection.launch { _ in }
     let seen = Mutex<String>("")
 
     // The dependency answers: the wait is over.
-    let answer = await launch.waitForDependency("postgres") { () async -> Int in
-      seen.withLock { $0 = launch.status.description }
+    let answer = await protection.waitForDependency("postgres") { () async -> Int in
+      seen.withLock { $0 = protection.status.description }
       return 7
     }
     XCTAssertEqual(answer, 7)
     XCTAssertTrue(seen.withLock { $0 }.contains("waiting for postgres"), seen.withLock { $0 })
-    XCTAssertEqual(launch.status.waitingFor, [])
+    XCTAssertEqual(protection.status.waitingFor, [])
     XCTAssertNil(try server.state()?.launchesInProgress.first?.waitingFor)
 
     // It does not: the body's own error type comes back, and the launch stays held by the dependency.
     do {
-      let _: Int = try await launch.waitForDependency("postgres") { () async throws(Refused) -> Int in throw Refused() }
+      let _: Int = try await protection.waitForDependency("postgres") { () async throws(Refused) -> Int in throw Refused() }
       XCTFail("the body threw")
     } catch {
       XCTAssertEqual(error, Refused(), "typed: no cast needed")
     }
-    XCTAssertEqual(launch.status.waitingFor, ["postgres"])
+    XCTAssertEqual(protection.status.waitingFor, ["postgres"])
     XCTAssertEqual(try server.state()?.launchesInProgress.first?.waitingFor, "postgres")
   }
 

@@ -25,6 +25,6 @@ public func serverLaunchDocComments() async throws {
     logger.warning("repairing", metadata: ["count": "\(context.count)"])
     clearCaches()
   }
-  if case .repaired = outcome { launch.organizer.keepAlive() }
+  if case .repaired = outcome { protection.organizer.keepAlive() }
   _ = ServerLaunch(stateDirectory: "/var/lib/todos/launch", crashCapture: false)
 }
