@@ -44,7 +44,8 @@ final class ServerLaunchTests: XCTestCase {
 
     try await run { dummy in
       ServiceGroup(
-        configuration: .init(services: [AppWithInnerGroup(services: [protection, dummy], logger: quiet)], logger: quiet))
+        configuration: .init(
+          services: [AppWithInnerGroup(services: [protection, dummy], logger: quiet)], logger: quiet))
     }
 
     let record = try XCTUnwrap(try server.state()?.launchesInProgress.first)
@@ -116,7 +117,9 @@ final class ServerLaunchTests: XCTestCase {
 
     // It does not: the body's own error type comes back, and the launch stays held by the dependency.
     do {
-      let _: Int = try await protection.waitForDependency("postgres") { () async throws(Refused) -> Int in throw Refused() }
+      let _: Int = try await protection.waitForDependency("postgres") { () async throws(Refused) -> Int in
+        throw Refused()
+      }
       XCTFail("the body threw")
     } catch {
       XCTAssertEqual(error, Refused(), "typed: no cast needed")
