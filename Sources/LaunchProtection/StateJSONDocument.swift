@@ -1,7 +1,7 @@
 /// Reading: a state file's JSON checked whole, then its fields.
 extension StateJSON {
   /// Why bytes are not a state, in the words the store's problem reports use.
-  enum DecodeError: Error, Equatable {
+  package enum DecodeError: Error, Equatable {
     /// Not JSON at all (RFC 8259): why, and the byte offset where.
     case syntax(String, offset: Int)
     /// A field the state requires is absent (`path` as `launchesInProgress.0.launchID`).

@@ -79,7 +79,7 @@ struct ExploreCommand: ParsableCommand {
 
   @Option(
     help: ArgumentHelp(
-      "Explore shard i of n (sequence k goes to shard k mod n + 1). Default: Bazel's TEST_SHARD_INDEX/TEST_TOTAL_SHARDS, then JOB_COMPLETION_INDEX with --shards.",
+      "Explore shard i of n (1 ≤ i ≤ n; sequence k goes to shard k mod n + 1). Default: Bazel's TEST_SHARD_INDEX/TEST_TOTAL_SHARDS, then JOB_COMPLETION_INDEX with --shards.",
       valueName: "i/n"))
   var shard: Shard?
 

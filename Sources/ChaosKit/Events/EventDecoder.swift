@@ -68,8 +68,8 @@ public enum EventDecoder {
         if end == start { continue }
         let line = Array(UnsafeBufferPointer(rebasing: all[start..<end]))
         var parsed: JSONValue?
-        var syntax: StateJSON.SyntaxError?
-        do throws(StateJSON.SyntaxError) { parsed = try JSONValue(parsing: line) } catch { syntax = error }
+        var syntax: StateJSON.DecodeError?
+        do throws(StateJSON.DecodeError) { parsed = try JSONValue(parsing: line) } catch { syntax = error }
         guard case .object(let object)? = parsed else {
           if isLast && !endsWithNewline {
             truncated = String(decoding: line, as: UTF8.self)
@@ -96,7 +96,7 @@ public enum EventDecoder {
 
   /// A line that is not JSON, at the first byte that is not UTF-8, else where the parser
   /// found it wrong (its byte offset in the line, as a 1-based column) and why.
-  private static func syntaxError(_ error: StateJSON.SyntaxError, _ bytes: [UInt8], path: String, number: Int)
+  private static func syntaxError(_ error: StateJSON.DecodeError, _ bytes: [UInt8], path: String, number: Int)
     -> EventDecodingError
   {
     if let (_, column, byte) = TextPosition.firstInvalidUTF8(bytes) {

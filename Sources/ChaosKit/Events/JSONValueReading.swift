@@ -7,17 +7,16 @@ extension JSONValue {
   /// equal keys), as `JSONValueReadingTests` check against it on the events fuzz corpus and on
   /// mutated lines; what it refuses, it refuses with a cause and a byte offset.
   ///
-  /// The harness decodes every event line of every launch: `JSONDecoder` reaches a `JSONValue`
-  /// by trying each type in turn and throwing for each miss, which cost a crash launch about a
-  /// millisecond of the harness's time, most of `chaos run`'s overhead over a bare spawn.
-  package init(parsing bytes: [UInt8]) throws(StateJSON.SyntaxError) {
+  /// The harness decodes every event line of every launch, which `JSONDecoder` does slowly: it
+  /// reaches a `JSONValue` by trying each type in turn and throwing for each miss (Benchmarks).
+  package init(parsing bytes: [UInt8]) throws(StateJSON.DecodeError) {
     let document = try StateJSON.Document(parsing: bytes)
     self = try Self.value(at: 0, in: document)
   }
 
   /// The value at node `index`, every string, key and number in it checked. Recursion is as
   /// deep as the nesting, which the parser bounds (512, as `JSONDecoder`).
-  private static func value(at index: Int, in document: StateJSON.Document) throws(StateJSON.SyntaxError)
+  private static func value(at index: Int, in document: StateJSON.Document) throws(StateJSON.DecodeError)
     -> JSONValue
   {
     switch document.kind(at: index) {
