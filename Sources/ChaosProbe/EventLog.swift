@@ -1,4 +1,5 @@
 import Failpoints
+import LaunchProtection
 
 #if canImport(Glibc)
   import Glibc
@@ -26,20 +27,9 @@ final class EventLog: Sendable {
     writeLine(Array(line.utf8))
   }
 
-  static func quoted(_ text: String) -> String {
-    var result = "\""
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "\"": result += "\\\""
-      case "\\": result += "\\\\"
-      case _ where scalar.value < 0x20:
-        let hex = String(scalar.value, radix: 16)
-        result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-      default: result.unicodeScalars.append(scalar)
-      }
-    }
-    return result + "\""
-  }
+  /// `text` as a JSON string, through the project's one escaper (`/` as `\/`, as
+  /// `JSONSerialization` wrote the events before).
+  static func quoted(_ text: String) -> String { StateJSON.quoted(text) }
 
   /// Writes `{"event": name, "pid": …, "t": …, fields…}` as one line (nothing when a field
   /// value is not one `json(_:)` writes).

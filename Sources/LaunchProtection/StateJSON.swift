@@ -10,7 +10,7 @@
 /// (a trailing comma; the first of repeated keys; string and number contents checked only
 /// where a field is read) — and rejects the rest with the same kinds of problem the store
 /// reported before (not JSON, a missing field, a wrong type).
-enum StateJSON {
+package enum StateJSON {
   // MARK: Writing
 
   /// The state as one line of JSON with sorted keys (equal states are equal bytes).
@@ -173,51 +173,7 @@ enum StateJSON {
       bytes.append(contentsOf: text.utf8)
     }
 
-    /// A JSON string (RFC 8259): quote, backslash and control characters escaped, `/` as
-    /// `\/` as `JSONEncoder` writes it; everything else as its UTF-8 bytes (a Swift string
-    /// is always valid UTF-8, so invalid UTF-8 is never written).
-    mutating func string(_ value: String) {
-      bytes.append(UInt8(ascii: "\""))
-      // Most strings (ids, paths, names) need no escape: copied whole.
-      var value = value
-      let copied: Bool = value.withUTF8 { text in
-        guard
-          !text.contains(where: {
-            $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "/")
-          })
-        else { return false }
-        bytes.append(contentsOf: text)
-        return true
-      }
-      if copied {
-        bytes.append(UInt8(ascii: "\""))
-        return
-      }
-      for byte in value.utf8 {
-        switch byte {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"):
-          bytes.append(UInt8(ascii: "\\"))
-          bytes.append(byte)
-        case 0x08: escape(UInt8(ascii: "b"))
-        case 0x0C: escape(UInt8(ascii: "f"))
-        case 0x0A: escape(UInt8(ascii: "n"))
-        case 0x0D: escape(UInt8(ascii: "r"))
-        case 0x09: escape(UInt8(ascii: "t"))
-        case 0..<0x20:
-          escape(UInt8(ascii: "u"))
-          bytes.append(contentsOf: [
-            UInt8(ascii: "0"), UInt8(ascii: "0"), Self.hex[Int(byte >> 4)], Self.hex[Int(byte & 0xF)],
-          ])
-        default: bytes.append(byte)
-        }
-      }
-      bytes.append(UInt8(ascii: "\""))
-    }
-
-    private mutating func escape(_ letter: UInt8) {
-      bytes.append(UInt8(ascii: "\\"))
-      bytes.append(letter)
-    }
-    private static let hex = Array("0123456789abcdef".utf8)
+    /// A JSON string, escaped by the one escaper (`StateJSON.appendString`).
+    mutating func string(_ value: String) { StateJSON.appendString(value, to: &bytes) }
   }
 }

@@ -1,9 +1,9 @@
 /// Reading: a state file's JSON checked whole, then its fields.
 extension StateJSON {
   /// Why bytes are not a state, in the words the store's problem reports use.
-  enum DecodeError: Error, Equatable {
-    /// Not JSON at all (RFC 8259), with where and why.
-    case syntax(String)
+  package enum DecodeError: Error, Equatable {
+    /// Not JSON at all (RFC 8259): why, and the byte offset where.
+    case syntax(String, offset: Int)
     /// A field the state requires is absent (`path` as `launchesInProgress.0.launchID`).
     case missing(path: String)
     /// A field has the wrong JSON type, or a value its Swift type cannot hold.
@@ -12,7 +12,7 @@ extension StateJSON {
     /// The detail of the `.corrupt` problem; `byteCount` is the size of the JSON read.
     func detail(byteCount: Int) -> String {
       switch self {
-      case .syntax(let reason): "not valid JSON (\(byteCount) bytes): \(reason)"
+      case .syntax(let reason, let offset): "not valid JSON (\(byteCount) bytes): \(reason) at byte \(offset)"
       case .missing(let path): "missing field '\(path)'"
       case .wrongType(let path, let detail): "wrong type at '\(path)': \(detail)"
       }
@@ -21,7 +21,7 @@ extension StateJSON {
 
   /// A parsed JSON text: the whole input's structure was checked first (as `JSONDecoder`
   /// does), so a file is either JSON or reported as such before any field is looked at.
-  struct Document {
+  package struct Document {
     let bytes: [UInt8]
     let nodes: [Node]
 
@@ -230,7 +230,7 @@ extension StateJSON {
 
     // Values.
 
-    private func string(_ index: Int, path: @autoclosure () -> String) throws(DecodeError) -> String {
+    func string(_ index: Int, path: @autoclosure () -> String) throws(DecodeError) -> String {
       guard nodes[index].kind == .string else {
         throw .wrongType(path: path(), detail: "expected a string, found \(describe(index))")
       }
@@ -246,7 +246,7 @@ extension StateJSON {
       }
     }
 
-    private func double(_ index: Int, path: @autoclosure () -> String) throws(DecodeError) -> Double {
+    func double(_ index: Int, path: @autoclosure () -> String) throws(DecodeError) -> Double {
       guard nodes[index].kind == .number else {
         throw .wrongType(path: path(), detail: "expected a number, found \(describe(index))")
       }
@@ -309,7 +309,7 @@ extension StateJSON {
     /// A number read must be RFC 8259's (`JSONDecoder` rejects `1.` or `01` where it reads one).
     private func checkNumber(_ index: Int) throws(DecodeError) {
       guard nodes[index].unchecked else { return }
-      throw .syntax("invalid number \(text(nodes[index])) at byte \(nodes[index].start)")
+      throw .syntax("invalid number \(text(nodes[index]))", offset: nodes[index].start)
     }
 
     private func text(_ node: Node) -> String {

@@ -1,6 +1,7 @@
 /// The JSON grammar under `StateJSON.Document`: one pass over the bytes into a flat node list.
 extension StateJSON {
-  enum Kind: UInt8 {
+  /// What a node is: the six kinds of JSON value, a boolean by its value.
+  package enum Kind: UInt8 {
     case object, array, string, number, `true`, `false`, null
   }
 
@@ -290,7 +291,7 @@ extension StateJSON {
     }
 
     private func fail(_ reason: String) -> DecodeError {
-      .syntax("\(reason) at byte \(position)")
+      .syntax(reason, offset: position)
     }
   }
 }

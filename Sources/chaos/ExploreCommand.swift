@@ -79,9 +79,9 @@ struct ExploreCommand: ParsableCommand {
 
   @Option(
     help: ArgumentHelp(
-      "Explore shard i of n (sequence k goes to shard k mod n + 1). Default: Bazel's TEST_SHARD_INDEX/TEST_TOTAL_SHARDS, then JOB_COMPLETION_INDEX with --shards.",
+      "Explore shard i of n (1 ≤ i ≤ n; sequence k goes to shard k mod n + 1). Default: Bazel's TEST_SHARD_INDEX/TEST_TOTAL_SHARDS, then JOB_COMPLETION_INDEX with --shards.",
       valueName: "i/n"))
-  var shard: String?
+  var shard: Shard?
 
   @Option(parsing: .unconditional, help: "The total shards, with a Kubernetes Indexed Job's JOB_COMPLETION_INDEX.")
   var shards: Int?
@@ -89,7 +89,9 @@ struct ExploreCommand: ParsableCommand {
   func validate() throws {
     if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1, not \(jobs)") }
     if let sequences, sequences < 1 { throw ValidationError("--sequences must be at least 1, not \(sequences)") }
-    if let time, Self.seconds(time) == nil { throw ValidationError("--time takes a duration like 60s, 500ms or 5m") }
+    if let time, Self.seconds(time) == nil {
+      throw ValidationError("--time takes a duration more than 0 like 60s, 500ms, 5m or 1h; not '\(time)'")
+    }
     if let bad = environment.first(where: { !$0.contains("=") || $0.hasPrefix("=") }) {
       throw ValidationError("--env takes KEY=VALUE, not '\(bad)'")
     }
@@ -104,12 +106,8 @@ struct ExploreCommand: ParsableCommand {
     }
   }
 
-  static func seconds(_ text: String) -> Double? {
-    for (suffix, scale) in [("ms", 0.001), ("s", 1.0), ("m", 60.0), ("h", 3600.0)] where text.hasSuffix(suffix) {
-      if let value = Double(text.dropLast(suffix.count)), value > 0 { return value * scale }
-    }
-    return Double(text).flatMap { $0 > 0 ? $0 : nil }
-  }
+  /// `--time` in seconds: a duration (`DurationText`) more than 0.
+  static func seconds(_ text: String) -> Double? { DurationText.seconds(text).flatMap { $0 > 0 ? $0 : nil } }
 
   func run() throws {
     var limit = rlimit(rlim_cur: 0, rlim_max: 0)

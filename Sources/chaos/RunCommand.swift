@@ -35,8 +35,10 @@ struct RunCommand: ParsableCommand {
   @Option(name: .customLong("repeat"), parsing: .unconditional, help: "Run each scenario this many times.")
   var repeatCount = 1
 
-  @Option(help: "Run shard i of n (e.g. 2/4): a deterministic split by scenario path.")
-  var shard: String?
+  @Option(
+    help: ArgumentHelp(
+      "Run shard i of n (1 ≤ i ≤ n, e.g. 2/4): a deterministic split by scenario path.", valueName: "i/n"))
+  var shard: Shard?
 
   @Option(parsing: .unconditional, help: "CHAOS_SEED for every launch, to reproduce probabilistic failpoints.")
   var seed: UInt64?
@@ -71,9 +73,6 @@ struct RunCommand: ParsableCommand {
   func validate() throws {
     if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1, not \(jobs)") }
     if repeatCount < 1 { throw ValidationError("--repeat must be at least 1, not \(repeatCount)") }
-    if let shard, Shard(shard) == nil {
-      throw ValidationError("--shard takes i/n with 1 ≤ i ≤ n, e.g. 2/4; not '\(shard)'")
-    }
   }
 
   func run() throws {
@@ -83,7 +82,7 @@ struct RunCommand: ParsableCommand {
 
     let scenarios: [Scenario]
     do {
-      scenarios = try Selection.load(paths: paths, filter: filter, shard: shard.flatMap(Shard.init))
+      scenarios = try Selection.load(paths: paths, filter: filter, shard: shard)
     } catch {
       FileHandle.standardError.write(Data("error: \(error)\n".utf8))
       throw ExitCode(2)
@@ -132,24 +131,11 @@ struct RunCommand: ParsableCommand {
   }
 }
 
-/// `--shard i/n`.
-struct Shard {
-  var index: Int
-  var count: Int
-
-  init?(_ text: String) {
-    let parts = text.split(separator: "/").compactMap { Int($0) }
-    guard parts.count == 2, parts[1] >= 1, (1...parts[1]).contains(parts[0]) else { return nil }
-    index = parts[0]
-    count = parts[1]
-  }
-}
-
 /// Finding, loading and filtering scenarios.
 enum Selection {
   static func load(paths: [String], filter: String?, shard: Shard?) throws -> [Scenario] {
     var files = try ScenarioDiscovery.files(in: paths.isEmpty ? ["Scenarios"] : paths)
-    if let shard { files = ScenarioDiscovery.shard(files, index: shard.index, count: shard.count) }
+    if let shard { files = ScenarioDiscovery.shard(files, index: shard.number, count: shard.count) }
     let scenarios = try files.map { path throws(ScenarioError) in try ScenarioLoader.load(path: path) }
     guard let filter, !filter.isEmpty else { return scenarios }
     return scenarios.filter {

@@ -71,6 +71,20 @@ final class EventDecoderPositionTests: XCTestCase {
     }
   }
 
+  /// The parser's own cause and offset, not a re-parse by another: a cut line in the middle of
+  /// the file, and a number no Double holds.
+  func testASyntaxErrorSaysWhatTheParserFound() {
+    let data = Data("{\"event\":\"x\"\n{\"event\":\"x\",\"pid\":1e999,\"t\":1}\n".utf8)
+    XCTAssertThrowsError(try EventDecoder.decode(data, path: "e.ndjson")) { error in
+      XCTAssertEqual("\(error)", #"e.ndjson:1:13: not a JSON object: unexpected end of data in "{\"event\":\"x\"""#)
+    }
+    let second = Data(data.split(separator: 0x0A)[1] + [0x0A])
+    XCTAssertThrowsError(try EventDecoder.decode(second, path: "e.ndjson")) { error in
+      XCTAssertEqual((error as? EventDecodingError)?.column, 20, "\(error)")
+      XCTAssertTrue("\(error)".contains("number 1e999 does not fit Double"), "\(error)")
+    }
+  }
+
   func testAMissingFieldIsTheWholeLine() {
     let data = Data("{\"event\":\"launch\",\"pid\":1,\"t\":1}\n".utf8)
     XCTAssertThrowsError(try EventDecoder.decode(data, path: "e.ndjson")) { error in

@@ -50,7 +50,7 @@ final class ExploreShardTests: XCTestCase {
       "CHAOS_EXPLORE_SHARDS": "8",
     ]
     XCTAssertEqual(
-      try ExploreShard.resolve(flag: "2/4", shards: nil, environment: everything),
+      try ExploreShard.resolve(flag: Shard("2/4"), shards: nil, environment: everything),
       ExploreShard(index: 1, count: 4, source: "--shard"))
     XCTAssertEqual(
       try ExploreShard.resolve(flag: nil, shards: nil, environment: everything),
@@ -65,15 +65,30 @@ final class ExploreShardTests: XCTestCase {
   }
 
   func testBadShardsAreUsageErrors() {
-    for flag in ["0/4", "5/4", "1", "a/b", "1/0"] {
-      XCTAssertThrowsError(try ExploreShard.resolve(flag: flag, shards: nil, environment: [:]), flag)
+    for flag in ["0/4", "5/4", "1", "a/b", "1/0", "-1/4", "2/4/8", "2//4", "/4", "2/", " 2/4", ""] {
+      XCTAssertNil(Shard(flag), flag)
     }
+    XCTAssertEqual(Shard("2/4"), Shard(number: 2, count: 4))
+    XCTAssertEqual(Shard("1/1")?.index, 0)
+    XCTAssertEqual(Shard("4/4")?.index, 3)
     XCTAssertThrowsError(
       try ExploreShard.resolve(flag: nil, shards: nil, environment: ["JOB_COMPLETION_INDEX": "0"]),
       "a Kubernetes index needs a total")
     XCTAssertThrowsError(
       try ExploreShard.resolve(flag: nil, shards: 2, environment: ["JOB_COMPLETION_INDEX": "2"]))
     XCTAssertNil(try ExploreShard.resolve(flag: nil, shards: nil, environment: [:]))
+  }
+
+  /// Both commands read `--shard` with the one `Shard` type: a bad one is a usage error (exit
+  /// 2) from the real binary, as is a `--time` that is not a duration more than 0.
+  func testBadShardsAndTimesAreUsageErrorsOfBothCommands() {
+    for arguments in [
+      ["run", "--shard", "0/4"], ["run", "--shard", "5/4"], ["explore", "--shard", "0/4"],
+      ["explore", "--shard", "2/4/8"], ["explore", "--time", "0s"], ["explore", "--time", "inf"],
+    ] {
+      let status = ChildProcess.run(ChildProcess.product("chaos"), arguments: arguments, environment: [:])
+      XCTAssertEqual(status, .exited(2), arguments.joined(separator: " "))
+    }
   }
 
   func testTheStoreKeyIsWhatDivergedWithoutTheLaunchNumber() {

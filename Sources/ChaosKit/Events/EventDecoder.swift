@@ -1,4 +1,5 @@
 import Foundation
+import LaunchProtection
 
 /// A line of an events file that is not a valid event.
 public struct EventDecodingError: Error, CustomStringConvertible, Equatable {
@@ -65,19 +66,24 @@ public enum EventDecoder {
         let isLast = newline == nil
         defer { start = end + 1 }
         if end == start { continue }
-        let line = UnsafeBufferPointer(rebasing: all[start..<end])
-        guard case .object(let object)? = JSONValueParser.parse(line) else {
+        let line = Array(UnsafeBufferPointer(rebasing: all[start..<end]))
+        var parsed: JSONValue?
+        var syntax: StateJSON.DecodeError?
+        do throws(StateJSON.DecodeError) { parsed = try JSONValue(parsing: line) } catch { syntax = error }
+        guard case .object(let object)? = parsed else {
           if isLast && !endsWithNewline {
             truncated = String(decoding: line, as: UTF8.self)
             continue
           }
-          failure = Self.syntaxError(Array(line), path: path, line: number)
+          failure =
+            syntax.map { Self.syntaxError($0, line, path: path, number: number) }
+            ?? EventDecodingError(path: path, line: number, cause: "not a JSON object: \(Self.preview(line))")
           continue
         }
         do throws(EventDecodingError) {
           var event = try validate(object, path: path, line: number)
           // A crash record is decoded again as a `CrashRecord`: from its text, not re-encoded.
-          if event.name == "crash" { event.text = Array(line) }
+          if event.name == "crash" { event.text = line }
           events.append(event)
         } catch {
           failure = error
@@ -88,24 +94,23 @@ public enum EventDecoder {
     return Result(events: events, truncatedTail: truncated)
   }
 
-  /// A line that is not a JSON object, at the first byte that is not UTF-8 or where the JSON
-  /// parser stopped.
-  private static func syntaxError(_ bytes: [UInt8], path: String, line: Int) -> EventDecodingError {
+  /// A line that is not JSON, at the first byte that is not UTF-8, else where the parser
+  /// found it wrong (its byte offset in the line, as a 1-based column) and why.
+  private static func syntaxError(_ error: StateJSON.DecodeError, _ bytes: [UInt8], path: String, number: Int)
+    -> EventDecodingError
+  {
     if let (_, column, byte) = TextPosition.firstInvalidUTF8(bytes) {
       return EventDecodingError(
-        path: path, line: line, cause: "not UTF-8: invalid byte 0x\(TextPosition.hex(byte))", column: column)
-    }
-    let preview = String(decoding: bytes.prefix(80), as: UTF8.self)
-    // JSONDecoder does not say where; JSONSerialization does ("around character N", 0-based).
-    var column = 1
-    do {
-      _ = try JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])
-    } catch {
-      let message = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? ""
-      column = TextPosition.number(after: "character ", in: message).map { $0 + 1 } ?? 1
+        path: path, line: number, cause: "not UTF-8: invalid byte 0x\(TextPosition.hex(byte))", column: column)
     }
     return EventDecodingError(
-      path: path, line: line, cause: "not a JSON object: \(preview.debugDescription)", column: column)
+      path: path, line: number, cause: "not a JSON object: \(error.reason) in \(preview(bytes))",
+      column: error.offset + 1)
+  }
+
+  /// The line's first 80 bytes, quoted.
+  private static func preview(_ bytes: [UInt8]) -> String {
+    String(decoding: bytes.prefix(80), as: UTF8.self).debugDescription
   }
 
   private static func validate(_ object: [String: JSONValue], path: String, line: Int) throws(EventDecodingError)

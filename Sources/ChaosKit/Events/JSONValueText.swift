@@ -1,62 +1,47 @@
+import LaunchProtection
+
 extension JSONValue {
   /// The value as compact JSON text with sorted keys, which any JSON parser reads back as this
-  /// value (`JSONValueParserTests` check it). The harness writes `CHAOS_APP` this way for every
-  /// launch, where a `JSONEncoder` cost more than the rest of preparing the launch.
+  /// value (`JSONValueReadingTests` check it); strings through the project's one escaper
+  /// (`/` as `\/`, as `JSONEncoder` wrote it). The harness writes `CHAOS_APP` this way for
+  /// every launch, where a `JSONEncoder` cost more than the rest of preparing the launch.
   package var jsonText: String {
-    var text = ""
-    append(to: &text)
-    return text
+    var bytes: [UInt8] = []
+    append(to: &bytes)
+    return String(decoding: bytes, as: UTF8.self)
   }
 
-  private func append(to text: inout String) {
+  private func append(to bytes: inout [UInt8]) {
     switch self {
-    case .null: text += "null"
-    case .bool(let value): text += value ? "true" : "false"
+    case .null: bytes += "null".utf8
+    case .bool(let value): bytes += (value ? "true" : "false").utf8
     case .number(let value):
       // Whole numbers as integers (as JSONEncoder writes them), others in Swift's shortest form
       // that reads back as the same Double; not finite (no JSON for it): null.
       if !value.isFinite {
-        text += "null"
+        bytes += "null".utf8
       } else if value.rounded() == value, abs(value) < 9e15 {
-        text += String(Int64(value))
+        bytes += String(Int64(value)).utf8
       } else {
-        text += String(value)
+        bytes += String(value).utf8
       }
-    case .string(let value): Self.appendString(value, to: &text)
+    case .string(let value): StateJSON.appendString(value, to: &bytes)
     case .array(let values):
-      text += "["
+      bytes.append(UInt8(ascii: "["))
       for (index, value) in values.enumerated() {
-        if index > 0 { text += "," }
-        value.append(to: &text)
+        if index > 0 { bytes.append(UInt8(ascii: ",")) }
+        value.append(to: &bytes)
       }
-      text += "]"
+      bytes.append(UInt8(ascii: "]"))
     case .object(let members):
-      text += "{"
+      bytes.append(UInt8(ascii: "{"))
       for (index, key) in members.keys.sorted().enumerated() {
-        if index > 0 { text += "," }
-        Self.appendString(key, to: &text)
-        text += ":"
-        members[key]!.append(to: &text)
+        if index > 0 { bytes.append(UInt8(ascii: ",")) }
+        StateJSON.appendString(key, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        members[key]!.append(to: &bytes)
       }
-      text += "}"
+      bytes.append(UInt8(ascii: "}"))
     }
-  }
-
-  private static func appendString(_ value: String, to text: inout String) {
-    text += "\""
-    for scalar in value.unicodeScalars {
-      switch scalar {
-      case "\"": text += "\\\""
-      case "\\": text += "\\\\"
-      case "\n": text += "\\n"
-      case "\r": text += "\\r"
-      case "\t": text += "\\t"
-      case _ where scalar.value < 0x20:
-        let hex = String(scalar.value, radix: 16)
-        text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-      default: text.unicodeScalars.append(scalar)
-      }
-    }
-    text += "\""
   }
 }

@@ -15,17 +15,11 @@ package struct ExploreShard: Sendable, Equatable {
     package var description: String
   }
 
-  /// Resolves the shard; nil: the whole campaign.
-  package static func resolve(flag: String?, shards: Int?, environment: [String: String]) throws(Failure)
+  /// Resolves the shard; nil: the whole campaign. `flag` is `--shard`, already read (`Shard`).
+  package static func resolve(flag: Shard?, shards: Int?, environment: [String: String]) throws(Failure)
     -> ExploreShard?
   {
-    if let flag {
-      let parts = flag.split(separator: "/").compactMap { Int($0) }
-      guard parts.count == 2, parts[1] >= 1, (1...parts[1]).contains(parts[0]) else {
-        throw Failure(description: "--shard takes i/n with 1 ≤ i ≤ n, e.g. 2/4; not '\(flag)'")
-      }
-      return ExploreShard(index: parts[0] - 1, count: parts[1], source: "--shard")
-    }
+    if let flag { return ExploreShard(index: flag.index, count: flag.count, source: "--shard") }
     if let index = environment["TEST_SHARD_INDEX"].flatMap(Int.init),
       let count = environment["TEST_TOTAL_SHARDS"].flatMap(Int.init)
     {

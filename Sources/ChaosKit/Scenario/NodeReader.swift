@@ -55,23 +55,16 @@ struct NodeReader {
     return value
   }
 
-  /// `10s`, `500ms`, `2m` or a plain number of seconds; more than 0 unless `zeroAllowed`.
+  /// `10s`, `500ms`, `2m`, `1h` or a plain number of seconds (`DurationText`); more than 0
+  /// unless `zeroAllowed`, at most an hour.
   func duration(_ node: Node, what: String = "timeout", zeroAllowed: Bool = false) throws(ScenarioError) -> Double {
     guard case .scalar(let scalar) = node else { throw error(node, "'\(what)' must be a duration like 10s or 500ms") }
     let text = scalar.string.trimmingCharacters(in: .whitespaces)
-    let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60)]
-    var seconds: Double?
-    if let plain = Double(text) {
-      seconds = plain
-    } else if let (suffix, scale) = units.first(where: { text.hasSuffix($0.0) }),
-      let value = Double(text.dropLast(suffix.count))
-    {
-      seconds = value * scale
-    }
-    guard let seconds, seconds > 0 || (zeroAllowed && seconds == 0), seconds <= 3600 else {
+    guard let seconds = DurationText.seconds(text), seconds > 0 || (zeroAllowed && seconds == 0), seconds <= 3600
+    else {
       let field = what == "timeout" ? "" : " for '\(what)'"
       let least = zeroAllowed ? "at least 0" : "more than 0"
-      throw error(node, "bad duration '\(text)'\(field) (expected e.g. 10s, 500ms, 2m; \(least), at most 1 hour)")
+      throw error(node, "bad duration '\(text)'\(field) (expected e.g. 10s, 500ms, 2m, 1h; \(least), at most 1 hour)")
     }
     return seconds
   }

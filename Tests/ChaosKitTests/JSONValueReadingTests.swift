@@ -1,18 +1,20 @@
 import Failpoints
 import Foundation
+import LaunchProtection
 import XCTest
 
 @testable import ChaosKit
 
-/// The harness's own JSON parser must accept exactly what `JSONDecoder` accepts for a
-/// `JSONValue`, and give the same value: it replaced `JSONDecoder` on every event line.
-final class JSONValueParserTests: XCTestCase {
+/// `JSONValue(parsing:)`, the state codec's parser building the harness's values, must accept
+/// exactly what `JSONDecoder` accepts for a `JSONValue`, and give the same value: it replaced
+/// `JSONDecoder` on every event line.
+final class JSONValueReadingTests: XCTestCase {
   private static let corpus = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     .appendingPathComponent("Fuzz/Corpus")
 
   private func parsed(_ bytes: [UInt8]) -> JSONValue? {
-    bytes.withUnsafeBufferPointer { JSONValueParser.parse($0) }
+    try? JSONValue(parsing: bytes)
   }
 
   private func decoded(_ bytes: [UInt8]) -> JSONValue? {
@@ -80,7 +82,10 @@ final class JSONValueParserTests: XCTestCase {
       #"1e5"#, #"1E+5"#, #"1e-5"#, #"1e"#, #"2.5e-3"#, #"123456789012345678901234567890"#, #"1e400"#, #"-1e400"#,
       #""a\"b\\c\/d\b\f\n\r\t""#, #""\u00e9\u4e2d""#, #""\ud83d\ude00""#, #""\ud83d""#, #""\ude00""#,
       #""\ud83dx""#, #""\u12""#, #""\x""#, "\"a\tb\"", "\"\u{1}\"", #"true"#, #"tru"#, #"nul"#, #"null x"#,
-      #"[1,]"#, #"{"a":1,}"#, #"{"a"}"#, #"{1:2}"#, #"[1 2]"#, "", " ", #""unterminated"#, #"{"a":"é"}"#,
+      #"[1,]"#, #"[,]"#, #"[1,,]"#, #"{,}"#, #"{"a":1,}"#, #"{"a":1,"a":"\x"}"#, #"{"a":1,"a":[01, "\ud800"]}"#,
+      #"{"a":1,"\ud800":2}"#, #"{"a\x":1}"#,
+      #"1e-400"#, #"0e-400"#, #"1.5e-320"#, #"[1-2]"#, #"{"a":01}"#, #""\u00""#, "[\"\u{7F}\"]", "\t[ 1 ]\r\n",
+      #"{"a"}"#, #"{1:2}"#, #"[1 2]"#, "", " ", #""unterminated"#, #"{"a":"é"}"#,
     ]
     for text in cases { assertAgrees(Array(text.utf8), "case") }
     assertAgrees([0x22, 0xC3, 0x22], "a cut UTF-8 sequence")
@@ -95,7 +100,7 @@ final class JSONValueParserTests: XCTestCase {
   }
 }
 
-extension JSONValueParserTests {
+extension JSONValueReadingTests {
   /// `jsonText` (what the harness writes as `CHAOS_APP`) reads back as the same value, through
   /// JSONDecoder and through the parser, for every kind of value and awkward string.
   func testJSONTextReadsBackAsTheSameValue() throws {
@@ -117,7 +122,7 @@ extension JSONValueParserTests {
   }
 }
 
-extension JSONValueParserTests {
+extension JSONValueReadingTests {
   /// A crash record built from the parsed fields equals the one `JSONDecoder` decodes from the
   /// line; a line the fast path does not take (here: a fractional signal) still decodes or fails
   /// through `JSONDecoder`, as before.
@@ -137,5 +142,41 @@ extension JSONValueParserTests {
     fields["signal"] = .number(11)
     XCTAssertEqual(CrashRecord(fields: fields)?.signalName, "SIGSEGV")
     XCTAssertEqual(CrashRecord(fields: fields)?.addr, "0x0")
+  }
+}
+
+extension JSONValueReadingTests {
+  /// The one escaper writes a string as `JSONEncoder` writes it, `/` as `\/` included: the state
+  /// file, `CHAOS_APP` and ChaosProbe's events all go through it.
+  func testStringsAreEscapedAsJSONEncoderEscapesThem() throws {
+    let awkward = (0..<0x20).map { String(UnicodeScalar(UInt8($0))) }.joined() + #"a/b\c"d é 中 😀 "# + "\u{7F}\u{2028}"
+    for text in ["", "plain", "/usr/bin/app", awkward] {
+      let foundation = String(decoding: try JSONEncoder().encode(text), as: UTF8.self)
+      XCTAssertEqual(StateJSON.quoted(text), foundation)
+      XCTAssertEqual(JSONValue.string(text).jsonText, foundation)
+    }
+    XCTAssertEqual(JSONValue.object(["path": .string("/tmp/x")]).jsonText, #"{"path":"\/tmp\/x"}"#)
+  }
+
+  /// What the parser refuses it refuses with a cause and the byte offset where, which an events
+  /// file's error turns into a column.
+  func testARefusedTextSaysWhereAndWhy() {
+    func error(_ text: String) -> String? {
+      do {
+        _ = try JSONValue(parsing: Array(text.utf8))
+        return nil
+      } catch {
+        return "\(error.reason) at \(error.offset)"
+      }
+    }
+    XCTAssertEqual(error(#"{"a":1,,"b":2}"#), "expected a key at 7")
+    XCTAssertEqual(error(#"{"a" 1}"#), "expected ':' at 5")
+    XCTAssertEqual(error(#"[1 2]"#), "expected ',' or ']' at 3")
+    XCTAssertEqual(error(#"{"a":"b\x"}"#), "invalid escape at 7")
+    XCTAssertEqual(error(#"[true, 01]"#), "invalid number 01 at 7")
+    XCTAssertEqual(error(#"[1e400]"#), "number 1e400 does not fit Double at 1")
+    XCTAssertEqual(error(#"{"a":1"#), "unexpected end of data at 6")
+    XCTAssertEqual(error(#"{} x"#), "unexpected data after the value at 3")
+    XCTAssertNil(error(#"{"a":[1,{"b":null}],}"#))
   }
 }
