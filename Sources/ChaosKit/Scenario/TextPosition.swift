@@ -29,10 +29,4 @@ enum TextPosition {
     let digits = String(byte, radix: 16)
     return digits.count == 1 ? "0" + digits : digits
   }
-
-  /// The number a parser's message gives after `label` (`"around character 7"`), if any.
-  static func number(after label: String, in message: String) -> Int? {
-    guard let range = message.range(of: label) else { return nil }
-    return Int(message[range.upperBound...].prefix { $0.isNumber })
-  }
 }
