@@ -21,7 +21,7 @@ final class ExitTracker: Sendable {
     let organizer: LaunchOrganizer
     /// Its launch's id.
     let launchID: String
-    let next: Entry?
+    var next: Entry?
     init(_ organizer: LaunchOrganizer, launchID: String, next: Entry?) {
       self.organizer = organizer
       self.launchID = launchID
@@ -33,25 +33,32 @@ final class ExitTracker: Sendable {
     var first: Entry?
     var registered = false
 
-    /// Drops `organizer`.
+    /// Drops `organizer`, unlinking its node in place: no node is made or freed for the others
+    /// (rebuilding the list made the launch path's cost grow with every organizer still held).
+    /// It is in the list once (`track` is called once per organizer): the walk stops there.
     mutating func remove(_ organizer: LaunchOrganizer) {
-      var kept: Entry?
-      var node = first
-      while let current = node {
-        node = current.next
-        if current.organizer !== organizer {
-          kept = Entry(current.organizer, launchID: current.launchID, next: kept)
-        }
+      guard let head = first else { return }
+      if head.organizer === organizer {
+        first = head.next
+        return
       }
-      first = kept
+      var previous = head
+      while let current = previous.next {
+        if current.organizer === organizer {
+          previous.next = current.next
+          return
+        }
+        previous = current
+      }
     }
   }
 
   private let tracked = Mutex(Tracked())
 
   func track(_ organizer: LaunchOrganizer, launchID: String) {
+    // An organizer begins one launch (a second `begin` does nothing): it is tracked once, so
+    // it goes in front without a walk for an older entry of its own.
     let register = tracked.withLock { tracked in
-      tracked.remove(organizer)
       tracked.first = Entry(organizer, launchID: launchID, next: tracked.first)
       defer { tracked.registered = true }
       return !tracked.registered
@@ -65,23 +72,28 @@ final class ExitTracker: Sendable {
 
   /// Whether `launchID` is an unfinished launch of this process.
   func isTracking(launchID: String) -> Bool {
-    var node = tracked.withLock { $0.first }
-    while let current = node {
-      if current.launchID == launchID { return true }
-      node = current.next
+    // Walked under the lock: `remove` relinks nodes in place.
+    tracked.withLock { tracked in
+      var node = tracked.first
+      while let current = node {
+        if current.launchID == launchID { return true }
+        node = current.next
+      }
+      return false
     }
-    return false
   }
 
   /// The organizers `exit` would tell, newest first.
   func trackedOrganizers() -> [LaunchOrganizer] {
-    var organizers: [LaunchOrganizer] = []
-    var node = tracked.withLock { $0.first }
-    while let current = node {
-      organizers.append(current.organizer)
-      node = current.next
+    tracked.withLock { tracked in
+      var organizers: [LaunchOrganizer] = []
+      var node = tracked.first
+      while let current = node {
+        organizers.append(current.organizer)
+        node = current.next
+      }
+      return organizers
     }
-    return organizers
   }
 
   private func processExiting(status: Int32) {
