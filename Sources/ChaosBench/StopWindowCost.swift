@@ -7,7 +7,8 @@ public struct StopWindowCost: Codable, Sendable {
   /// One owner, one load.
   public struct Row: Codable, Sendable {
     /// `dispatch` (a Dispatch signal source, as Vapor and ServiceGroup make, from its
-    /// `resume()`), `dispatch-registered` (the same, from its registration handler) or
+    /// `resume()`), `dispatch-installed` (the same, from the moment libdispatch's handler took
+    /// SIGTERM's action), `dispatch-registered` (the same, from its registration handler) or
     /// `handler` (from `signal()`).
     public var owner: String
     /// Whether busy loops (one per core, plus one) ran beside the helper.
@@ -73,6 +74,7 @@ extension BenchTables {
           let owner =
             switch row.owner {
             case "dispatch": "Dispatch source, from resume() (upper bound)"
+            case "dispatch-installed": "Dispatch source, from libdispatch's handler install (the window)"
             case "dispatch-registered": "Dispatch source, from its registration (lower bound)"
             default: "signal handler, from signal()"
             }

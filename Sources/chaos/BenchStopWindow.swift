@@ -11,7 +11,9 @@ extension HelperBench {
     for loaded in [false, true] {
       let load = loaded ? try BusyLoad() : nil
       defer { load?.stop() }
-      var samples: [String: [UInt64]] = ["dispatch": [], "dispatch-registered": [], "handler": []]
+      var samples: [String: [UInt64]] = [
+        "dispatch": [], "dispatch-registered": [], "dispatch-installed": [], "handler": [],
+      ]
       for run in 0..<runs {
         for owner in ["dispatch", "handler"] {
           let directory = workDirectory + "/stop-window-\(owner)-\(run)"
@@ -23,9 +25,12 @@ extension HelperBench {
           if case .number(let registered)? = result["registered_window_ns"] {
             samples["dispatch-registered", default: []].append(UInt64(registered))
           }
+          if case .number(let installed)? = result["installed_window_ns"] {
+            samples["dispatch-installed", default: []].append(UInt64(installed))
+          }
         }
       }
-      for owner in ["dispatch", "dispatch-registered", "handler"] {
+      for owner in ["dispatch", "dispatch-installed", "dispatch-registered", "handler"] {
         rows.append(.init(owner: owner, loaded: loaded, window: LatencySummary(nanoseconds: samples[owner] ?? [])))
       }
     }
