@@ -34,6 +34,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -284,4 +285,11 @@ void lcc_stop_signal_terminate(void) {
   // Our handler ran in place of the default action (as the current handler, or chained to by
   // a later one that hands the signal on): termination is what the sender asked for.
   lcc_die_by_signal(SIGTERM);
+}
+
+int lcc_stop_signal_wait(int fd, long timeout_us) {
+  struct pollfd descriptor = {.fd = fd, .events = POLLIN, .revents = 0};
+  if (timeout_us < 0) return ppoll(&descriptor, 1, NULL, NULL);
+  struct timespec timeout = {.tv_sec = timeout_us / 1000000, .tv_nsec = (timeout_us % 1000000) * 1000};
+  return ppoll(&descriptor, 1, &timeout, NULL);
 }

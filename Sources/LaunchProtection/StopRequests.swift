@@ -52,7 +52,7 @@ extension LaunchOrganizer {
 ///   libdispatch's, chaining to it, and a source of ours records a SIGTERM too (libdispatch
 ///   reads it from a signalfd and hands it to every Dispatch source for it);
 /// - an owner that takes SIGTERM during the launch is adopted by the watcher, which re-checks
-///   the owner every millisecond while a launch is armed (every 10 ms after its first
+///   the owner every half millisecond while a launch is armed (every 10 ms after its first
 ///   second), puts the C handler back in front at once, and reports it once. A SIGTERM that
 ///   reaches the new owner before the watcher looks is not seen (``StopSignalReport/advice``
 ///   says how an app closes that window).
@@ -206,8 +206,7 @@ final class StopSignal: Sendable {
     QuietThread.start(name: "launch-stop-watcher") { [self] in
       var byte: UInt8 = 0
       while true {
-        var descriptor = pollfd(fd: readFD, events: Int16(POLLIN), revents: 0)
-        let ready = poll(&descriptor, 1, recheckInterval())
+        let ready = lcc_stop_signal_wait(readFD, recheckInterval().map { Int($0) } ?? -1)
         if ready < 0 {
           if errno == EINTR { continue }
           return
@@ -230,12 +229,13 @@ final class StopSignal: Sendable {
     }
   }
 
-  /// How long the watcher waits before re-checking SIGTERM's owner: every millisecond in a
-  /// launch's first second (when servers make their signal sources), every 10 ms after that
-  /// (a long repair or a degraded launch), never when no launch is armed.
-  private func recheckInterval() -> Int32 {
-    guard lcc_stop_signal_armed() != 0 else { return -1 }
+  /// How long the watcher waits, in microseconds, before re-checking SIGTERM's owner: every
+  /// half millisecond in a launch's first second (when servers make their signal sources; the
+  /// window a new owner has SIGTERM to itself is this plus the watcher's wake-up), every 10 ms
+  /// after that (a long repair or a degraded launch), never (nil) when no launch is armed.
+  private func recheckInterval() -> Int? {
+    guard lcc_stop_signal_armed() != 0 else { return nil }
     let armedAt = state.withLock { $0.armedAt }
-    return MonotonicClock.nanoseconds() - armedAt < 1_000_000_000 ? 1 : 10
+    return MonotonicClock.nanoseconds() - armedAt < 1_000_000_000 ? 500 : 10_000
   }
 }

@@ -58,7 +58,7 @@ public struct StopSignalReport: Sendable, Equatable, CustomStringConvertible {
     case .ignored:
       "SIGTERM is ignored: call organizer.stopRequested() from whatever stops your app"
     case .dispatchSource, .handler:
-      "a SIGTERM that reached this owner before it was adopted (the watcher looks every millisecond,"
+      "a SIGTERM that reached this owner before it was adopted (the watcher looks every half millisecond,"
         + " later when every core is busy) was not recorded as a stop; make your signal source or handler"
         + " before finishLaunching/launch, chain your handler to the one it replaced, or call"
         + " organizer.stopRequested() from your shutdown path to close that window"

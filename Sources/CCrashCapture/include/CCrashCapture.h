@@ -119,6 +119,11 @@ int lcc_stop_signal_uninstall(void);
 /// Whether stop recording is armed (a launch is in progress).
 int lcc_stop_signal_armed(void);
 
+/// The watcher's wait: ppoll(2) on `fd` for input, at most `timeout_us` microseconds (forever
+/// when negative). Returns what ppoll returns. C because Glibc's module does not export ppoll,
+/// and poll(2) counts whole milliseconds. Not called from a signal handler.
+int lcc_stop_signal_wait(int fd, long timeout_us);
+
 /// The watcher recorded the stop in the sentinel: a handler waiting to chain may go on.
 void lcc_stop_signal_recorded(void);
 
