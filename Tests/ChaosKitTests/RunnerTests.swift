@@ -107,7 +107,8 @@ final class RunnerTests: XCTestCase {
     XCTAssertEqual(garbage.status, .failed)
     XCTAssertTrue(garbage.messages.first?.contains("malformed events file") ?? false, garbage.messages.joined())
     XCTAssertTrue(
-      garbage.messages.first?.contains("events.ndjson:2:2: not a JSON object") ?? false, garbage.messages.joined())
+      // Column 1: the line's first character, `t`, is where the JSON goes wrong.
+      garbage.messages.first?.contains("events.ndjson:2:1: not a JSON object") ?? false, garbage.messages.joined())
   }
 
   /// `daemon:` stops a target that stays up after `launching_finished`, calls the launch
