@@ -136,28 +136,6 @@ public final class StateStore: Sendable {
     return (result, problems)
   }
 
-  /// `mkdir` of the state directory (and of its missing parents, as `/var/lib/app/launch`
-  /// before `/var/lib/app` exists); a failure is reported, the update goes on.
-  private func createDirectory(_ problems: inout [StateProblem]) {
-    if mkdir(directory, 0o755) != 0, errno != EEXIST {
-      let code = errno
-      if code != ENOENT || !Self.makeDirectories(directory) {
-        problems.append(.writeFailed(path: directory, operation: "mkdir", errno: code))
-      }
-    }
-  }
-
-  /// `mkdir -p`: each missing directory of `path`, parents first, with mode 0777 less the
-  /// umask (as `FileManager.createDirectory(withIntermediateDirectories:)` made them).
-  private static func makeDirectories(_ path: String) -> Bool {
-    var prefix = path.hasPrefix("/") ? "" : "."
-    for component in path.split(separator: "/") {
-      prefix += "/" + component
-      if mkdir(prefix, 0o777) != 0, errno != EEXIST { return false }
-    }
-    return true
-  }
-
   /// In `.processCrash` mode, an existing slotted file takes the new state in its older slot,
   /// in place; anything else (no file yet, a bare JSON file, a state too big for the slots,
   /// `.powerLoss` mode) replaces the whole file. `current`: the file's bytes as read (the

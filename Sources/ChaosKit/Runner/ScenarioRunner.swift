@@ -121,28 +121,6 @@ public struct ScenarioRunner: Sendable {
     return result
   }
 
-  /// What `run` checks before the first launch, without running one: the target resolves and,
-  /// when it lists its failpoints, declares every name the scenario's `failpoints:` use.
-  public func preflight(_ scenario: Scenario) throws(ScenarioError) {
-    try checkFailpointNames(scenario, target: try resolveTarget(scenario))
-  }
-
-  /// `container: true` needs PID and mount namespaces: where they cannot be made, the
-  /// scenario is an error that says why and how to enable them (never skipped, never passed).
-  private func checkContainerSupport(_ scenario: Scenario) throws(ScenarioError) {
-    let line: Int
-    if scenario.container {
-      line = scenario.containerLine
-    } else if let launch = scenario.launches.first(where: { $0.container == true }) {
-      line = launch.line
-    } else {
-      return
-    }
-    if let problem = ProcessLauncher.containerProblem {
-      throw ScenarioError(path: scenario.path, line: line, column: 1, message: problem)
-    }
-  }
-
   /// `stoppedEarlier`: the pids the harness stopped as daemons in the launch before, with its
   /// number; this launch must not count them.
   private func runLaunch(

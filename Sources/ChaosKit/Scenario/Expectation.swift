@@ -1,0 +1,77 @@
+import Foundation
+
+/// How a launch ended.
+public enum Outcome: String, Sendable, CaseIterable, Encodable {
+  /// Reached `launching_finished` and exited 0.
+  case finished
+  /// Died by a catchable signal.
+  case crash
+  /// Died by SIGKILL that the watchdog did not send.
+  case killed
+  /// Exited before finishing.
+  case exit
+  /// The watchdog killed it.
+  case timeout
+  /// The kernel's OOM killer ended it in its container's memory cgroup (`runtime:` with a
+  /// memory limit): exit status 137, what the kubelet reports as `OOMKilled`.
+  case oomKilled = "oom_killed"
+}
+
+/// The mode a launch reports in its `launch` event (protocol field `mode`).
+public enum ReportedMode: String, Sendable, CaseIterable, Encodable {
+  /// The normal launch ran.
+  case normal
+  /// Protect mode: the repair ran first.
+  case protect
+}
+
+/// The expectations of a launch. Nil fields are not checked.
+package struct Expectation: Sendable {
+  /// `outcome`: how the launch ends.
+  package var outcome: Outcome?
+  /// `signal`: the signal that ended it.
+  package var signal: Int32?
+  /// `exit_code`: its exit status.
+  package var exitCode: Int32?
+  /// `count`: the count its `launch` event reports.
+  package var count: Int?
+  /// `mode`: `normal` or `protect`.
+  package var mode: ReportedMode?
+  /// `level`: the protect level (from 1).
+  package var level: Int?
+  /// `relaunched`: whether the held launch ran in-process after the repair.
+  package var relaunched: Bool?
+  /// `events`: events that must be in the events file, in this order (a subsequence).
+  package var events: [EventPattern] = []
+  /// `no_events`: events that must not be there.
+  package var noEvents: [EventPattern] = []
+  /// `backtrace_contains`: names that must appear in the symbolized crash backtrace.
+  package var backtraceContains: [String] = []
+  /// `handler_latency_us`: the most the crash handler may take, in microseconds.
+  package var handlerLatencyMicroseconds: Double?
+  /// Notify messages that must have been received, in order (`PREFIX*` matches a prefix).
+  package var notify: [String] = []
+  /// `state`: the persisted state after the launch.
+  package var state: StateExpectation?
+  /// What the kubelet's probes concluded (`probes:`, with `kubernetes:`).
+  package var probes: ProbeExpectation?
+  /// The back-off the kubelet waited before starting this launch, in real seconds
+  /// (`restart_delay:`, with `kubernetes:`; the scaled value).
+  package var restartDelay: Double?
+}
+
+/// Expectations on the persisted state after the launch.
+package struct StateExpectation: Sendable {
+  /// `count`: the persisted consecutive launch-crash count.
+  package var count: Int?
+  /// `launches_in_progress`: how many unfinished launches the sentinel lists.
+  package var launchesInProgress: Int?
+  /// `attempted_level`: the protect level last attempted (0: none).
+  package var attemptedLevel: Int?
+  /// `last_crash_type`: the cause recorded for the last counted launch.
+  package var lastCrashType: String?
+  /// `last_uncounted_exit`: why the last unfinished launch was not counted.
+  package var lastUncountedExit: String?
+  /// `moved_aside`: whether a bad state file was moved aside.
+  package var movedAside: Bool?
+}
