@@ -204,15 +204,8 @@ final class DependencyTests: XCTestCase {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     guard fd >= 0 else { return .other(errno) }
     defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = in_port_t(UInt16(port).bigEndian)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let connected = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-      }
-    }
+    var address = LoopbackAddress(port: port)
+    let connected = address.withSocketAddress { Glibc.connect(fd, $0, $1.pointee) }
     if connected != 0 { return errno == ECONNREFUSED ? .refused : .other(errno) }
     var timeout = timeval(tv_sec: 2, tv_usec: 0)
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
@@ -240,14 +233,7 @@ private func bindable(_ port: Int) -> Int? {
   let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
   guard fd >= 0 else { return nil }
   defer { close(fd) }
-  var address = sockaddr_in()
-  address.sin_family = sa_family_t(AF_INET)
-  address.sin_port = in_port_t(UInt16(port).bigEndian)
-  address.sin_addr.s_addr = inet_addr("127.0.0.1")
-  let bound = withUnsafePointer(to: &address) {
-    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-      bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-    }
-  }
+  var address = LoopbackAddress(port: port)
+  let bound = address.withSocketAddress { bind(fd, $0, $1.pointee) == 0 }
   return bound ? port : nil
 }

@@ -196,22 +196,14 @@ package final class DependencyServer: Sendable {
     guard fd >= 0 else { throw Failure(description: systemError("socket")) }
     var one: Int32 = 1
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = in_port_t(UInt16(port).bigEndian)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-        Glibc.bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
-      }
-    }
+    var address = LoopbackAddress(port: port)
+    let bound = address.withSocketAddress { Glibc.bind(fd, $0, $1.pointee) == 0 && getsockname(fd, $0, $1) == 0 }
     guard bound else {
       let failure = Failure(description: systemError("bind 127.0.0.1:\(port)"))
       Glibc.close(fd)
       throw failure
     }
-    return (fd, Int(UInt16(bigEndian: address.sin_port)))
+    return (fd, address.port)
   }
 
   private static func systemError(_ call: String) -> String {

@@ -79,15 +79,8 @@ enum HTTPProbe {
       AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     guard fd >= 0 else { return .failure(.system("socket", errno)) }
     defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = in_port_t(UInt16(port).bigEndian)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let connected = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-      }
-    }
+    var address = LoopbackAddress(port: port)
+    let connected = address.withSocketAddress { connect(fd, $0, $1.pointee) }
     if connected != 0 {
       guard errno == EINPROGRESS else { return .failure(errno == ECONNREFUSED ? .refused : .system("connect", errno)) }
       guard wait(fd, for: Int16(POLLOUT), until: deadline) else { return .failure(.timedOut("connecting")) }
@@ -229,17 +222,9 @@ enum HTTPProbe {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     guard fd >= 0 else { return nil }
     defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = 0
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-        bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
-      }
-    }
+    var address = LoopbackAddress(port: 0)
+    let bound = address.withSocketAddress { bind(fd, $0, $1.pointee) == 0 && getsockname(fd, $0, $1) == 0 }
     guard bound else { return nil }
-    return Int(UInt16(bigEndian: address.sin_port))
+    return address.port
   }
 }
