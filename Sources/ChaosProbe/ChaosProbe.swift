@@ -118,7 +118,7 @@ public enum ChaosProbe {
     guard request.isActive else { return }
     let registry = organizer.configuration.failpoints
     let declared = state.withLock { state in
-      state.declared = LaunchOrganizer.failpointNames + state.declared
+      state.declared = LaunchOrganizer.Configuration.failpointNames + state.declared
       return state.declared
     }
     if request.listFailpoints {
@@ -137,7 +137,7 @@ public enum ChaosProbe {
     if options.crashCapture {
       var capture = options.crashCaptureOptions
       capture.eventsFileDescriptor = log.fd
-      capture.reportDirectory = organizer.store.directory
+      capture.reportDirectory = organizer.configuration.stateDirectory
       do {
         try CrashCapture.install(capture)
         registry.setThreadPreparer { CrashCapture.prepareCurrentThread() }
@@ -146,9 +146,11 @@ public enum ChaosProbe {
       }
     }
     let declaration = PolicyDeclaration(organizer: organizer.configuration, options: options)
-    organizer.addObserver { event in EventTranslation.emit(event, to: log, declaring: declaration) }
-    organizer.addStopSignalObserver { report in EventTranslation.emit(report, to: log) }
-    organizer.addDependencyObserver { wait in EventTranslation.emit(wait, to: log) }
+    organizer.observe { observation in
+      if let event = observation.event { EventTranslation.emit(event, to: log, declaring: declaration) }
+      if let report = observation.stopSignal { EventTranslation.emit(report, to: log) }
+      if let wait = observation.dependencyWait { EventTranslation.emit(wait, to: log) }
+    }
   }
 
   /// Writes an app-defined event (`{"event": name, "pid", "t", fields…}`) to the events file;

@@ -7,7 +7,7 @@ import Logging
 ///
 /// ```swift
 /// organizer.log(to: logger)                                   // or:
-/// organizer.addObserver(LaunchEventLogger(logger).callAsFunction)
+/// organizer.observe { if let event = $0.event { LaunchEventLogger(logger)(event) } }
 /// ```
 ///
 /// Levels: problems with the persisted state, exhausted repair levels and a launch past its
@@ -23,7 +23,7 @@ public struct LaunchEventLogger: Sendable {
     self.logger = logger
   }
 
-  /// Logs one event (the shape `LaunchOrganizer.addObserver` takes).
+  /// Logs one event (``LaunchObservation/event``).
   public func callAsFunction(_ event: LaunchProtectionEvent) {
     logger.log(
       level: Self.level(of: event), "\(event.description)", metadata: Self.metadata(of: event),
@@ -125,21 +125,30 @@ extension LaunchOrganizer {
   /// before the launch starts, like any observer.
   public func log(to logger: Logger) {
     let events = LaunchEventLogger(logger)
-    addObserver(events.callAsFunction)
-    addStopSignalObserver { report in
-      logger.log(
-        level: report.stopsRecorded ? .notice : .warning, "\(report)",
-        metadata: ["launch.event": "stop_signal", "launch.stops_recorded": "\(report.stopsRecorded)"],
-        source: "LaunchProtection")
+    observe { observation in
+      if let event = observation.event { events(event) }
+      if let report = observation.stopSignal { ObservationLog.log(report, to: logger) }
+      if let wait = observation.dependencyWait { ObservationLog.log(wait, to: logger) }
     }
-    addDependencyObserver { wait in
-      var metadata: Logger.Metadata = [
-        "launch.event": "\(wait.stage == .waiting ? "dependency_wait" : "dependency_\(wait.stage)")",
-        "launch.dependency": "\(wait.dependency)",
-      ]
-      if let waited = wait.waited { metadata["launch.waited"] = "\(waited)" }
-      let level: Logger.Level = wait.stage == .failed ? .warning : wait.stage == .waiting ? .notice : .info
-      logger.log(level: level, "\(wait)", metadata: metadata, source: "LaunchProtection")
-    }
+  }
+}
+
+/// The log lines of what is not a ``LaunchProtectionEvent``.
+private enum ObservationLog {
+  static func log(_ report: StopSignalReport, to logger: Logger) {
+    logger.log(
+      level: report.stopsRecorded ? .notice : .warning, "\(report)",
+      metadata: ["launch.event": "stop_signal", "launch.stops_recorded": "\(report.stopsRecorded)"],
+      source: "LaunchProtection")
+  }
+
+  static func log(_ wait: DependencyWait, to logger: Logger) {
+    var metadata: Logger.Metadata = [
+      "launch.event": "\(wait.stage == .waiting ? "dependency_wait" : "dependency_\(wait.stage)")",
+      "launch.dependency": "\(wait.dependency)",
+    ]
+    if let waited = wait.waited { metadata["launch.waited"] = "\(waited)" }
+    let level: Logger.Level = wait.stage == .failed ? .warning : wait.stage == .waiting ? .notice : .info
+    logger.log(level: level, "\(wait)", metadata: metadata, source: "LaunchProtection")
   }
 }

@@ -128,13 +128,10 @@ extension LaunchOrganizer {
   public func recordMetrics(factory: any MetricsFactory = MetricsSystem.factory) -> LaunchMetrics {
     let metrics = LaunchMetrics(factory: factory)
     metrics.update(status)
-    addObserver { [weak self] event in
+    observe { [weak self] observation in
       guard let self else { return }
-      metrics.record(event, status: self.status)
-    }
-    addDependencyObserver { [weak self] wait in
-      guard let self else { return }
-      metrics.record(wait, status: self.status)
+      if let event = observation.event { metrics.record(event, status: self.status) }
+      if let wait = observation.dependencyWait { metrics.record(wait, status: self.status) }
     }
     return metrics
   }

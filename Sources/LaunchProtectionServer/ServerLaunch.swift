@@ -53,7 +53,7 @@ import ServiceLifecycle
 /// during a launch in `beforeServerStarts` the organizer's own SIGTERM watcher records the stop.
 public final class ServerLaunch: Service, CustomStringConvertible {
   /// The organizer that runs this process's launch: its `status` for a readiness probe,
-  /// `recordMetrics()` (LaunchProtectionMetrics), `addObserver` for your own events.
+  /// `recordMetrics()` (LaunchProtectionMetrics), `observe` for your own events.
   public let organizer: LaunchOrganizer
   /// The policy ``launch(repair:)`` runs the launch with.
   public let policy: ProtectionPolicy
@@ -111,7 +111,7 @@ public final class ServerLaunch: Service, CustomStringConvertible {
     organizer.log(to: logger)
     if crashCapture && !CrashCapture.isInstalled {
       var options = CrashCapture.Options()
-      options.reportDirectory = organizer.store.directory
+      options.reportDirectory = organizer.configuration.stateDirectory
       do {
         try CrashCapture.install(options)
       } catch {
@@ -184,7 +184,7 @@ public final class ServerLaunch: Service, CustomStringConvertible {
   /// var app = Application(router: router, onServerRunning: { _ in await protection.markLaunchingFinished() })
   /// ```
   public func markLaunchingFinished() async {
-    await service.markLaunchFinished()
+    await service.markLaunchingFinished()
   }
 
   /// Runs until graceful shutdown, then records the stop request (a no-op once the launch

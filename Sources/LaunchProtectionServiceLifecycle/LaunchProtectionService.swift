@@ -66,15 +66,16 @@ public final class LaunchProtectionService: Service, CustomStringConvertible {
   /// The launch succeeded: `await organizer.markLaunchingFinished()` (a no-op when no launch is
   /// under way), then, the first time the launch is found finished, alternate signal stacks
   /// for every thread. Safe to call more than once and from any task.
-  public func markLaunchFinished() async {
+  public func markLaunchingFinished() async {
     await organizer.markLaunchingFinished()
-    guard prepareThreads, organizer.mode == .finished, CrashCapture.isInstalled else { return }
+    guard prepareThreads, organizer.currentMode == .finished, CrashCapture.isInstalled else { return }
     guard !preparedThreads.exchange(true, ordering: .relaxed) else { return }
     CrashCapture.prepareAllThreads()
   }
 
   /// Runs until graceful shutdown, then records the stop request
-  /// (`await organizer.markStopRequested()`, a no-op once the launch finished) and returns.
+  /// (``LaunchOrganizer/stopRequested()`` off the cooperative pool, a no-op once the launch
+  /// finished) and returns.
   /// Cancelled without a graceful shutdown, it returns without recording anything.
   public func run() async throws {
     await withTaskGroup(of: Void.self) { group in
@@ -86,16 +87,24 @@ public final class LaunchProtectionService: Service, CustomStringConvertible {
             return
           }
           guard !Task.isCancelled else { return }
-          await markLaunchFinished()
+          await markLaunchingFinished()
         }
       }
       do {
         try await gracefulShutdown()
-        await organizer.markStopRequested()
+        await organizer.recordStopOffPool()
       } catch {
         // Cancelled: not a stop request.
       }
       group.cancelAll()
     }
+  }
+}
+
+extension LaunchProtectionService {
+  /// The launch succeeded (0.1's name).
+  @available(*, deprecated, renamed: "markLaunchingFinished()")
+  public func markLaunchFinished() async {
+    await markLaunchingFinished()
   }
 }

@@ -16,7 +16,8 @@ enum FirstLaunchBenchmark {
     let finish = arguments.dropFirst().first == "finish"
     let (launched, finished) = measured(organizer, finish: finish)
     let result: [String: Any] = [
-      "finish_launching_ns": launched, "launching_finished_ns": finished, "count": organizer.decision?.count ?? -1,
+      "finish_launching_ns": launched, "launching_finished_ns": finished,
+      "count": organizer.status.decision?.count ?? -1,
     ]
     let data = try! JSONSerialization.data(withJSONObject: result, options: [.sortedKeys])
     print(String(decoding: data, as: UTF8.self))
@@ -33,7 +34,7 @@ enum FirstLaunchBenchmark {
   @inline(never)
   static func measured(_ organizer: LaunchOrganizer, finish: Bool) -> (UInt64, UInt64) {
     let start = DispatchTime.now().uptimeNanoseconds
-    organizer.finishLaunching(shouldProtect: { _ in false }, launch: {}, protect: {})
+    organizer.finishLaunching(policy: .custom { _ in false }, launch: {}, protect: { _ in })
     let launched = DispatchTime.now().uptimeNanoseconds
     if finish { organizer.launchingFinished() }
     let finished = DispatchTime.now().uptimeNanoseconds

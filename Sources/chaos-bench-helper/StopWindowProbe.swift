@@ -98,14 +98,15 @@ enum StopWindowProbe {
     }
     let organizer = LaunchOrganizer(stateDirectory: arguments[1])
     let adoptedAt = Atomic<UInt64>(0)
-    organizer.addStopSignalObserver { _ in
+    organizer.observe { observation in
+      guard observation.stopSignal != nil else { return }
       _ = adoptedAt.compareExchange(expected: 0, desired: MonotonicClock.nanoseconds(), ordering: .relaxed)
     }
     let appSource = Mutex<AppSource?>(nil)
     let actionWatch = Mutex<ActionWatch?>(nil)
     let changedAt = Atomic<UInt64>(0)
     organizer.finishLaunching(
-      shouldProtect: { _ in false },
+      policy: .custom { _ in false },
       launch: {
         usleep(20_000)  // into the launch, past the watcher's start
         // From just before the app's call: for a Dispatch source, libdispatch's manager thread
@@ -122,7 +123,7 @@ enum StopWindowProbe {
         let end = changed + 5_000_000_000
         while adoptedAt.load(ordering: .relaxed) == 0, MonotonicClock.nanoseconds() < end { usleep(100) }
         organizer.launchingFinished()
-      }, protect: {})
+      }, protect: { _ in })
     let adopted = adoptedAt.load(ordering: .relaxed)
     guard adopted != 0 else {
       FileHandle.standardError.write(Data("chaos-bench-helper: the new SIGTERM owner was never adopted\n".utf8))

@@ -171,9 +171,9 @@ final class ReferenceApp: Sendable {
     let source = DispatchSource.makeSignalSource(signal: SIGTERM, queue: DispatchQueue(label: "sigterm"))
     let wired = configuration.sigtermWired ?? true
     source.setEventHandler {
-      ChaosProbe.emit("graceful_shutdown", ["launch_finished": self.organizer.mode == .finished])
+      ChaosProbe.emit("graceful_shutdown", ["launch_finished": self.organizer.currentMode == .finished])
       if wired { self.organizer.stopRequested() }
-      if self.organizer.mode == .finished { exit(0) }
+      if self.organizer.currentMode == .finished { exit(0) }
     }
     // Registration is asynchronous; wait for it, as swift-service-lifecycle does.
     let registered = DispatchSemaphore(value: 0)
@@ -279,7 +279,7 @@ final class ReferenceApp: Sendable {
     let timeout = interval.map { Int32($0.wholeMicroseconds / 2000) } ?? -1
     var descriptor = pollfd(fd: TerminationPipe.readEnd, events: Int16(POLLIN), revents: 0)
     while true {
-      if interval != nil { organizer.keepAlive() }
+      if interval != nil { SystemdNotify.keepAlive() }
       if poll(&descriptor, 1, timeout) > 0 { return }
     }
   }

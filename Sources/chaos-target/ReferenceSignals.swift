@@ -57,7 +57,7 @@ enum GracefulHandler {
     let thread = Thread {
       var byte: UInt8 = 0
       while read(readEnd, &byte, 1) == 1 {
-        let finished = organizer.mode == .finished
+        let finished = organizer.currentMode == .finished
         ChaosProbe.emit("graceful_shutdown", ["launch_finished": finished])
         if finished { exit(0) }
       }

@@ -25,7 +25,7 @@ final class LaunchEventLoggerTests: XCTestCase {
     XCTAssertEqual(outcome, .repaired(ProtectLevel(number: 1, name: "protect", minimumCrashes: 2)))
     let entries = storage.all
     let launch = try XCTUnwrap(entries.first { $0.metadata["launch.event"] == "launch" })
-    XCTAssertEqual(launch.message, organizer.decision?.description)
+    XCTAssertEqual(launch.message, organizer.status.decision?.description)
     XCTAssertTrue(launch.message.hasPrefix("launch: 2 consecutive launch crashes"), launch.message)
     XCTAssertEqual(launch.metadata["launch.count"], "2")
     XCTAssertEqual(launch.metadata["launch.mode"], "protect")
@@ -50,7 +50,7 @@ final class LaunchEventLoggerTests: XCTestCase {
     let server = SimulatedServer()
     let first = server.organizer()
     _ = try await first.launch(policy: .threshold(2)) { _ in }
-    await first.markStopRequested()
+    first.stopRequested()
     var configuration = server.organizer().configuration
     configuration.ignoreTermination = true
     let next = LaunchOrganizer(configuration: configuration)

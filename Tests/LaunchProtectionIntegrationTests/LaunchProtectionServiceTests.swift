@@ -35,7 +35,7 @@ final class LaunchProtectionServiceTests: XCTestCase {
 
     let record = try XCTUnwrap(try server.state()?.launchesInProgress.first)
     XCTAssertNotNil(record.stopRequestedAt, "graceful shutdown during the launch is a stop request")
-    XCTAssertEqual(organizer.mode, .normal, "the launch itself is still unfinished")
+    XCTAssertEqual(organizer.currentMode, .normal, "the launch itself is still unfinished")
   }
 
   func testTheNextLaunchDoesNotCountAStoppedLaunch() async throws {
@@ -49,21 +49,21 @@ final class LaunchProtectionServiceTests: XCTestCase {
     let next = LaunchOrganizer(configuration: configuration)
     let outcome = try await next.launch(policy: .threshold(1)) { _ in XCTFail("a stop must not count") }
     XCTAssertEqual(outcome, .normal)
-    XCTAssertEqual(next.decision?.count, 0)
-    XCTAssertEqual(next.decision?.ignored.map(\.reason), [.terminated])
+    XCTAssertEqual(next.status.decision?.count, 0)
+    XCTAssertEqual(next.status.decision?.ignored.map(\.reason), [.terminated])
   }
 
   func testAfterLaunchingFinishedGracefulShutdownRecordsNothing() async throws {
     let server = SimulatedServer()
     let organizer = server.organizer()
     let stops = EventCounter()
-    organizer.addObserver { if case .stopRequested = $0 { stops.increment() } }
+    organizer.observe { if case .stopRequested = $0.event { stops.increment() } }
     _ = try await organizer.launch(policy: .threshold(2)) { _ in }
     let service = LaunchProtectionService(organizer: organizer)
 
-    try await runGroup(service) { await service.markLaunchFinished() }
+    try await runGroup(service) { await service.markLaunchingFinished() }
 
-    XCTAssertEqual(organizer.mode, .finished)
+    XCTAssertEqual(organizer.currentMode, .finished)
     let state = try XCTUnwrap(try server.state())
     XCTAssertEqual(state.launchesInProgress, [], "nothing in progress after the launch finished")
     XCTAssertEqual(state.consecutiveCrashes, 0)
@@ -82,10 +82,10 @@ final class LaunchProtectionServiceTests: XCTestCase {
 
     try await runGroup(service) {
       signal.yield()
-      for _ in 0..<500 where organizer.mode != .finished { try? await Task.sleep(for: .milliseconds(10)) }
+      for _ in 0..<500 where organizer.currentMode != .finished { try? await Task.sleep(for: .milliseconds(10)) }
     }
 
-    XCTAssertEqual(organizer.mode, .finished)
+    XCTAssertEqual(organizer.currentMode, .finished)
     XCTAssertEqual(try server.state()?.launchesInProgress, [])
   }
 
@@ -111,11 +111,11 @@ final class LaunchProtectionServiceTests: XCTestCase {
     let server = SimulatedServer()
     let organizer = server.organizer()
     let service = LaunchProtectionService(organizer: organizer)
-    await service.markLaunchFinished()
-    XCTAssertEqual(organizer.mode, .idle)
+    await service.markLaunchingFinished()
+    XCTAssertEqual(organizer.currentMode, .idle)
     _ = try await organizer.launch(policy: .threshold(2)) { _ in }
-    await service.markLaunchFinished()
-    XCTAssertEqual(organizer.mode, .finished)
+    await service.markLaunchingFinished()
+    XCTAssertEqual(organizer.currentMode, .finished)
   }
 }
 

@@ -72,7 +72,7 @@ final class ServerLaunchTests: XCTestCase {
       { dummy in ServiceGroup(configuration: .init(services: [dummy, protection], logger: quiet)) },
       whileRunning: { await protection.markLaunchingFinished() })
 
-    XCTAssertEqual(protection.organizer.mode, .finished)
+    XCTAssertEqual(protection.organizer.currentMode, .finished)
     XCTAssertEqual(try server.state()?.launchesInProgress, [])
   }
 

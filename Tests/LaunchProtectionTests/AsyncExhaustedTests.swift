@@ -46,7 +46,7 @@ final class AsyncExhaustedTests: XCTestCase {
     } catch let error as RepairFailed {
       XCTAssertEqual(error, RepairFailed())
     }
-    XCTAssertEqual(organizer.mode, .protect(levels.levels[0]), "no relaunch after a repair that threw")
+    XCTAssertEqual(organizer.currentMode, .protect(levels.levels[0]), "no relaunch after a repair that threw")
     let state = try XCTUnwrap(try launches.state())
     XCTAssertEqual(state.launchesInProgress.map(\.phase), [.protecting], "the launch is unfinished")
     XCTAssertEqual(state.attemptedProtectLevel, 1)
@@ -67,7 +67,7 @@ final class AsyncExhaustedTests: XCTestCase {
     let outcome = try await organizer.launch(policy: policy) { seen in context.withLock { $0 = seen } }
     XCTAssertEqual(context.withLock { $0 }?.exhausted, true)
     XCTAssertEqual(outcome, .repaired(lastLevel))
-    XCTAssertEqual(organizer.mode, .relaunched(after: lastLevel))
+    XCTAssertEqual(organizer.currentMode, .relaunched(after: lastLevel))
     XCTAssertEqual(recorder.count(of: "exhausted count=3 level=2 repeat-last-level"), 1, "\(recorder.all)")
     await organizer.markLaunchingFinished()
     XCTAssertEqual(try launches.state()?.consecutiveCrashes, 0)
@@ -88,7 +88,7 @@ final class AsyncExhaustedTests: XCTestCase {
       XCTAssertEqual(error, .degraded(lastLevel))
     }
     XCTAssertEqual(context.withLock { $0 }?.exhausted, true, "the repair ran, told it is exhausted")
-    XCTAssertEqual(organizer.mode, .protect(lastLevel), "the launch is held")
+    XCTAssertEqual(organizer.currentMode, .protect(lastLevel), "the launch is held")
     XCTAssertFalse(organizer.protectFinished(), "and stays held")
     XCTAssertEqual(recorder.count(of: "exhausted count=3 level=2 stay-degraded"), 1, "\(recorder.all)")
     XCTAssertEqual(recorder.count(of: "relaunch"), 0)

@@ -12,7 +12,7 @@ final class AsyncLaunchTests: XCTestCase {
     XCTAssertEqual(outcome, .normal)
     XCTAssertEqual(try launches.state()?.launchesInProgress.count, 1, "the sentinel is on disk during the launch")
     await organizer.markLaunchingFinished()
-    XCTAssertEqual(organizer.mode, .finished)
+    XCTAssertEqual(organizer.currentMode, .finished)
     XCTAssertEqual(try launches.state()?.launchesInProgress.count, 0)
   }
 
@@ -27,7 +27,8 @@ final class AsyncLaunchTests: XCTestCase {
     }
     XCTAssertTrue(repaired.withLock { $0 })
     XCTAssertEqual(outcome, .repaired(ProtectLevel(number: 1, name: "protect", minimumCrashes: 2)))
-    XCTAssertEqual(organizer.mode, .relaunched(after: ProtectLevel(number: 1, name: "protect", minimumCrashes: 2)))
+    XCTAssertEqual(
+      organizer.currentMode, .relaunched(after: ProtectLevel(number: 1, name: "protect", minimumCrashes: 2)))
     await organizer.markLaunchingFinished()
     XCTAssertEqual(try launches.state()?.consecutiveCrashes, 0)
   }
@@ -53,7 +54,7 @@ final class AsyncLaunchTests: XCTestCase {
     let finishing = Task { await organizer.markLaunchingFinished() }
     // Let the failpoint take hold of launchingFinished (it sleeps 2 s on the store's queue).
     try await Task.sleep(for: .milliseconds(300))
-    await organizer.markStopRequested()
+    organizer.stopRequested()
     let record = try XCTUnwrap(try launches.state()?.launchesInProgress.first)
     XCTAssertNotNil(record.stopRequestedAt, "recorded while launchingFinished is still held")
     await finishing.value

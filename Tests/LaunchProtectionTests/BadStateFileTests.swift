@@ -77,7 +77,7 @@ final class BadStateFileTests: XCTestCase {
       policy: .threshold(2), launch: { ran.withLock { $0 = "launch" } },
       protect: { _ in ran.withLock { $0 = "repair" } })
     XCTAssertNotNil(ran.withLock { $0 }, "\(label): the launch or the repair must run")
-    let decision = try XCTUnwrap(organizer.decision, label)
+    let decision = try XCTUnwrap(organizer.status.decision, label)
     XCTAssertTrue((0...LaunchState.maximumCount).contains(decision.count), "\(label): count \(decision.count)")
     for problem in decision.problems {
       switch problem {
@@ -117,19 +117,19 @@ final class BadStateFileTests: XCTestCase {
     let launches = SimulatedLaunches()
     let text = try replacing("consecutiveCrashes", in: try realState(launches), with: "9223372036854775807")
     let organizer = try launch(launches, over: text)
-    guard case .corrupt(_, _, let detail) = organizer.decision?.problems.first else {
-      return XCTFail("expected corrupt, got \(String(describing: organizer.decision?.problems))")
+    guard case .corrupt(_, _, let detail) = organizer.status.decision?.problems.first else {
+      return XCTFail("expected corrupt, got \(String(describing: organizer.status.decision?.problems))")
     }
     XCTAssertTrue(detail.contains("consecutiveCrashes 9223372036854775807 outside 0...1000000"), detail)
-    XCTAssertEqual(organizer.decision?.count, 0)
+    XCTAssertEqual(organizer.status.decision?.count, 0)
   }
 
   func testNegativeCountsAreRejected() throws {
     let launches = SimulatedLaunches()
     let text = try replacing("consecutiveCrashes", in: try realState(launches), with: "-9223372036854775807")
     let organizer = try launch(launches, over: text)
-    XCTAssertEqual(organizer.decision?.count, 0)
-    XCTAssertEqual(organizer.decision?.problems.first?.kind, "corrupt")
+    XCTAssertEqual(organizer.status.decision?.count, 0)
+    XCTAssertEqual(organizer.status.decision?.problems.first?.kind, "corrupt")
   }
 
   func testTheCountSaturatesAtItsMaximum() throws {
@@ -137,8 +137,8 @@ final class BadStateFileTests: XCTestCase {
     let text = try replacing(
       "consecutiveCrashes", in: try realState(launches), with: "\(LaunchState.maximumCount)")
     let organizer = try launch(launches, over: text)
-    XCTAssertEqual(organizer.decision?.problems, [])
-    XCTAssertEqual(organizer.decision?.count, LaunchState.maximumCount, "the dead launch is counted, saturating")
+    XCTAssertEqual(organizer.status.decision?.problems, [])
+    XCTAssertEqual(organizer.status.decision?.count, LaunchState.maximumCount, "the dead launch is counted, saturating")
     XCTAssertEqual(try launches.state()?.consecutiveCrashes, LaunchState.maximumCount)
   }
 

@@ -30,16 +30,16 @@ final class CountingTests: XCTestCase {
       },
       protect: { _ in XCTFail("protect must not run on a first launch") })
     wait(for: [sentinelSeenInLaunch], timeout: 1)
-    XCTAssertEqual(organizer.decision?.count, 0)
-    XCTAssertEqual(organizer.mode, .normal)
+    XCTAssertEqual(organizer.status.decision?.count, 0)
+    XCTAssertEqual(organizer.currentMode, .normal)
   }
 
   func testEachUnfinishedLaunchIncrementsTheCountOnce() throws {
     let launches = SimulatedLaunches()
     for expected in 0..<5 {
       let organizer = launch(launches, finish: false)
-      XCTAssertEqual(organizer.decision?.count, expected, "launch \(expected + 1)")
-      XCTAssertEqual(organizer.decision?.countedCrashes.count, expected == 0 ? 0 : 1)
+      XCTAssertEqual(organizer.status.decision?.count, expected, "launch \(expected + 1)")
+      XCTAssertEqual(organizer.status.decision?.countedCrashes.count, expected == 0 ? 0 : 1)
     }
     XCTAssertEqual(try launches.state()?.consecutiveCrashes, 4)
   }
@@ -49,18 +49,18 @@ final class CountingTests: XCTestCase {
     launch(launches, finish: false)
     launch(launches, finish: false)
     let finished = launch(launches, finish: true)
-    XCTAssertEqual(finished.decision?.count, 2)
-    XCTAssertEqual(finished.mode, .finished)
+    XCTAssertEqual(finished.status.decision?.count, 2)
+    XCTAssertEqual(finished.currentMode, .finished)
     XCTAssertEqual(try launches.state()?.consecutiveCrashes, 0)
     XCTAssertEqual(try launches.state()?.launchesInProgress, [])
-    XCTAssertEqual(launch(launches, finish: false).decision?.count, 0)
+    XCTAssertEqual(launch(launches, finish: false).status.decision?.count, 0)
   }
 
   func testInterleavedCrashesNeverAccumulate() throws {
     let launches = SimulatedLaunches()
     var seen: [Int] = []
     for finish in [false, true, false, true, false, true] {
-      seen.append(launch(launches, threshold: 2, finish: finish).decision!.count)
+      seen.append(launch(launches, threshold: 2, finish: finish).status.decision!.count)
     }
     XCTAssertEqual(seen, [0, 1, 0, 1, 0, 1])
   }
@@ -71,7 +71,7 @@ final class CountingTests: XCTestCase {
     let organizer = launch(launches, finish: true, recorder: recorder)
     organizer.handleException("SIGSEGV", detail: "after launch")
     // The process now "dies"; the next launch must not count it.
-    XCTAssertEqual(launch(launches, finish: false).decision?.count, 0)
+    XCTAssertEqual(launch(launches, finish: false).status.decision?.count, 0)
     let cause = try XCTUnwrap(try launches.state()?.lastCrashCause)
     XCTAssertEqual(cause.type, "SIGSEGV")
     XCTAssertTrue(cause.afterLaunch)
@@ -86,7 +86,7 @@ final class CountingTests: XCTestCase {
     XCTAssertEqual(state.lastCrashCause?.type, "NSInvalidArgumentException")
     XCTAssertEqual(state.lastCrashCause?.afterLaunch, false)
     XCTAssertEqual(state.consecutiveCrashes, 0)
-    XCTAssertEqual(launch(launches, finish: false).decision?.count, 1)
+    XCTAssertEqual(launch(launches, finish: false).status.decision?.count, 1)
   }
 
   func testLaunchOfAProcessStillAliveIsNotACrash() throws {
@@ -94,8 +94,8 @@ final class CountingTests: XCTestCase {
     let running = launch(launches, finish: false)
     launches.keepAlive(running.configuration.environment.current().pid)
     let second = launch(launches, finish: false)
-    XCTAssertEqual(second.decision?.count, 0)
-    XCTAssertEqual(second.decision?.ignored.map(\.reason), [.stillRunning])
+    XCTAssertEqual(second.status.decision?.count, 0)
+    XCTAssertEqual(second.status.decision?.ignored.map(\.reason), [.stillRunning])
     XCTAssertEqual(try launches.state()?.launchesInProgress.count, 2)
   }
 
@@ -104,8 +104,8 @@ final class CountingTests: XCTestCase {
     launch(launches, finish: false)
     launches.bootID.withLock { $0 = "boot-B" }
     let afterReboot = launch(launches, finish: false)
-    XCTAssertEqual(afterReboot.decision?.count, 0)
-    XCTAssertEqual(afterReboot.decision?.ignored.map(\.reason), [.reboot])
+    XCTAssertEqual(afterReboot.status.decision?.count, 0)
+    XCTAssertEqual(afterReboot.status.decision?.ignored.map(\.reason), [.reboot])
     XCTAssertEqual(try launches.state()?.lastUncountedExit?.reason, .reboot)
     // Opting out counts it.
     var configuration = launches.configuration()
@@ -113,7 +113,7 @@ final class CountingTests: XCTestCase {
     launches.bootID.withLock { $0 = "boot-C" }
     let strict = LaunchOrganizer(configuration: configuration)
     strict.finishLaunching(policy: .threshold(5), launch: {}, protect: { _ in })
-    XCTAssertEqual(strict.decision?.count, 1)
+    XCTAssertEqual(strict.status.decision?.count, 1)
   }
 
   /// `machineIdentity`: a changed boot id is a reboot only on the same machine; a launch that
@@ -131,27 +131,27 @@ final class CountingTests: XCTestCase {
     XCTAssertEqual(try launches.state()?.launchesInProgress.first?.process.machine, "node-a")
     launches.bootID.withLock { $0 = "boot-B" }
     let moved = launch(on: "node-b")
-    XCTAssertEqual(moved.decision?.count, 1, "died on node-a, counted on node-b")
-    XCTAssertEqual(moved.decision?.countedCrashes.map(\.process.machine), ["node-a"])
+    XCTAssertEqual(moved.status.decision?.count, 1, "died on node-a, counted on node-b")
+    XCTAssertEqual(moved.status.decision?.countedCrashes.map(\.process.machine), ["node-a"])
     launches.bootID.withLock { $0 = "boot-C" }
     let rebooted = launch(on: "node-b")
-    XCTAssertEqual(rebooted.decision?.count, 1, "node-b rebooted: not counted")
-    XCTAssertEqual(rebooted.decision?.ignored.map(\.reason), [.reboot])
+    XCTAssertEqual(rebooted.status.decision?.count, 1, "node-b rebooted: not counted")
+    XCTAssertEqual(rebooted.status.decision?.ignored.map(\.reason), [.reboot])
     // Without a name on either side, every change of boot id stays a reboot.
     launches.bootID.withLock { $0 = "boot-D" }
-    XCTAssertEqual(launch(on: nil).decision?.ignored.map(\.reason), [.reboot])
+    XCTAssertEqual(launch(on: nil).status.decision?.ignored.map(\.reason), [.reboot])
   }
 
   func testNewBinaryResetsTheCount() throws {
     let launches = SimulatedLaunches()
     launch(launches, finish: false)
     launch(launches, finish: false)
-    XCTAssertEqual(launch(launches, finish: false).decision?.count, 2)
+    XCTAssertEqual(launch(launches, finish: false).status.decision?.count, 2)
     launches.executable.withLock { $0 = "build-2" }
     let fresh = launch(launches, threshold: 1, finish: false)
-    XCTAssertEqual(fresh.decision?.count, 0)
-    XCTAssertEqual(fresh.decision?.resetByNewBinary, true)
-    XCTAssertEqual(fresh.mode, .normal)
-    XCTAssertEqual(launch(launches, finish: false).decision?.count, 1)
+    XCTAssertEqual(fresh.status.decision?.count, 0)
+    XCTAssertEqual(fresh.status.decision?.resetByNewBinary, true)
+    XCTAssertEqual(fresh.currentMode, .normal)
+    XCTAssertEqual(launch(launches, finish: false).status.decision?.count, 1)
   }
 }

@@ -23,8 +23,8 @@ final class CrashReportChoiceTests: XCTestCase {
     try report(directory, pid: 303, signal: "SIGILL", at: 1_700_000_200)
     let organizer = launches.organizer()
     organizer.finishLaunching(policy: .threshold(100), launch: {}, protect: { _ in })
-    XCTAssertEqual(organizer.decision?.previousCrash?.type, "SIGBUS")
-    XCTAssertEqual(organizer.decision?.previousCrash?.pid, 301)
+    XCTAssertEqual(organizer.status.decision?.previousCrash?.type, "SIGBUS")
+    XCTAssertEqual(organizer.status.decision?.previousCrash?.pid, 301)
     XCTAssertEqual(try launches.state()?.lastCrashCause?.type, "SIGBUS")
     let left = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix("crash-") }
     XCTAssertEqual(left, [], "every report consumed")
@@ -118,7 +118,7 @@ final class CrashReportChoiceTests: XCTestCase {
     try touch(marker(directory))
     let organizer = launches.organizer()
     organizer.finishLaunching(policy: .threshold(100), launch: {}, protect: { _ in })
-    XCTAssertEqual(organizer.decision?.previousCrash?.pid, 601)
+    XCTAssertEqual(organizer.status.decision?.previousCrash?.pid, 601)
     XCTAssertFalse(FileManager.default.fileExists(atPath: marker(directory)), "marker removed with the report")
     let left = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix("crash-") }
     XCTAssertEqual(left, [])
@@ -134,12 +134,12 @@ final class CrashReportChoiceTests: XCTestCase {
     let same = launches.organizer()
     same.finishLaunching(policy: .threshold(100), launch: {}, protect: { _ in })
     same.launchingFinished()
-    XCTAssertNil(same.decision?.previousCrash, "not listed: no marker, same build")
+    XCTAssertNil(same.status.decision?.previousCrash, "not listed: no marker, same build")
     // A new build lists once: an earlier version, without the marker, may have left reports.
     launches.executable.withLock { $0 = "build-2" }
     let upgraded = launches.organizer()
     upgraded.finishLaunching(policy: .threshold(100), launch: {}, protect: { _ in })
-    XCTAssertEqual(upgraded.decision?.previousCrash?.pid, 602)
+    XCTAssertEqual(upgraded.status.decision?.previousCrash?.pid, 602)
   }
 
   /// When the state write fails, the marker stays with the reports for the next launch.
@@ -155,7 +155,7 @@ final class CrashReportChoiceTests: XCTestCase {
     try launches.failpoints.configure("")
     let next = launches.organizer()
     next.finishLaunching(policy: .threshold(100), launch: {}, protect: { _ in })
-    XCTAssertEqual(next.decision?.previousCrash?.pid, 603)
+    XCTAssertEqual(next.status.decision?.previousCrash?.pid, 603)
   }
 
   /// A report still there after the others were consumed (one that cannot be read) keeps the
@@ -171,7 +171,7 @@ final class CrashReportChoiceTests: XCTestCase {
     let descriptorsBefore = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count
     organizer.finishLaunching(policy: .threshold(100), launch: {}, protect: { _ in })
     let descriptorsAfter = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count
-    XCTAssertEqual(organizer.decision?.previousCrash?.pid, 604)
+    XCTAssertEqual(organizer.status.decision?.previousCrash?.pid, 604)
     XCTAssertTrue(FileManager.default.fileExists(atPath: marker(directory)), "a report remains: marked again")
     XCTAssertEqual(descriptorsAfter, descriptorsBefore, "the marker made again was closed")
   }

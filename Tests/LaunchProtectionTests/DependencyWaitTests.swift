@@ -40,9 +40,9 @@ final class DependencyWaitTests: XCTestCase {
         _ = try? organizer.waitForDependency("postgres") { throw Refused() }
         return false
       }
-      XCTAssertEqual(organizer.decision?.count, 0, "start \(start)")
-      XCTAssertEqual(organizer.mode, LaunchMode.normal, "start \(start)")
-      XCTAssertEqual(organizer.decision?.dependencyOutages.count, start == 1 ? 0 : 1, "start \(start)")
+      XCTAssertEqual(organizer.status.decision?.count, 0, "start \(start)")
+      XCTAssertEqual(organizer.currentMode, LaunchMode.normal, "start \(start)")
+      XCTAssertEqual(organizer.status.decision?.dependencyOutages.count, start == 1 ? 0 : 1, "start \(start)")
       XCTAssertEqual(organizer.status.dependencyOutage?.launchesInARow, start == 1 ? nil : start - 1)
       XCTAssertEqual(organizer.status.waitingFor, ["postgres"], "a failed wait still holds the launch")
       XCTAssertTrue(organizer.status.description.contains("waiting for postgres"), organizer.status.description)
@@ -55,13 +55,13 @@ final class DependencyWaitTests: XCTestCase {
       organizer.waitForDependency("postgres") {}
       return true
     }
-    XCTAssertEqual(back.decision?.count, 0)
-    XCTAssertEqual(back.decision?.dependencyOutages.map { $0.waitingFor }, ["postgres"])
+    XCTAssertEqual(back.status.decision?.count, 0)
+    XCTAssertEqual(back.status.decision?.dependencyOutages.map { $0.waitingFor }, ["postgres"])
     XCTAssertEqual(back.status.dependencyOutage?.launchesInARow, 5)
     XCTAssertFalse(
       back.status.description.contains("ended waiting"),
       "a finished launch no longer reports the outage: \(back.status.description)")
-    XCTAssertEqual(back.mode, LaunchMode.finished)
+    XCTAssertEqual(back.currentMode, LaunchMode.finished)
     XCTAssertNil(try launches.state()?.lastDependencyOutage, "forgotten once a launch finished")
   }
 
@@ -75,11 +75,11 @@ final class DependencyWaitTests: XCTestCase {
         XCTAssertEqual(organizer.status.waitingFor, [])
         return false  // the migration after the wait crashes
       }
-      XCTAssertEqual(organizer.decision?.count, expected)
+      XCTAssertEqual(organizer.status.decision?.count, expected)
       XCTAssertNil(try launches.state()?.launchesInProgress.last?.waitingFor, "cleared once it answered")
     }
     let third = launch(launches, repaired: repaired) { _ in true }
-    XCTAssertEqual(third.decision?.count, 2)
+    XCTAssertEqual(third.status.decision?.count, 2)
     XCTAssertEqual(repaired.count.withLock { $0 }, 1, "two real launch crashes protect")
   }
 
@@ -91,9 +91,9 @@ final class DependencyWaitTests: XCTestCase {
       return false
     }
     let third = launch(launches) { _ in true }
-    XCTAssertEqual(third.decision?.count, 1, "the outage neither counts nor resets")
-    XCTAssertEqual(third.decision?.countedCrashes.count, 0)
-    XCTAssertEqual(third.decision?.dependencyOutages.first?.waitingFor, "config")
+    XCTAssertEqual(third.status.decision?.count, 1, "the outage neither counts nor resets")
+    XCTAssertEqual(third.status.decision?.countedCrashes.count, 0)
+    XCTAssertEqual(third.status.decision?.dependencyOutages.first?.waitingFor, "config")
   }
 
   func testTwoWaitsAtOnceHoldTheLaunchUntilBothAnswered() throws {
@@ -116,7 +116,9 @@ final class DependencyWaitTests: XCTestCase {
     let launches = SimulatedLaunches()
     let organizer = launches.organizer()
     let waits = Mutex<[DependencyWait]>([])
-    organizer.addDependencyObserver { wait in waits.withLock { $0.append(wait) } }
+    organizer.observe { observation in
+      if let wait = observation.dependencyWait { waits.withLock { $0.append(wait) } }
+    }
     XCTAssertEqual(organizer.waitForDependency("postgres") { 7 }, 7)
     XCTAssertNil(try launches.state(), "nothing written before the launch")
     organizer.finishLaunching(policy: .threshold(2), launch: { organizer.launchingFinished() }, protect: { _ in })
@@ -128,7 +130,9 @@ final class DependencyWaitTests: XCTestCase {
     let launches = SimulatedLaunches()
     let organizer = launches.organizer()
     let waits = Mutex<[String]>([])
-    organizer.addDependencyObserver { wait in waits.withLock { $0.append("\(wait.dependency) \(wait.stage)") } }
+    organizer.observe { observation in
+      if let wait = observation.dependencyWait { waits.withLock { $0.append("\(wait.dependency) \(wait.stage)") } }
+    }
     _ = try await organizer.launch(policy: .threshold(2)) { _ in }
     let port = try await organizer.waitForDependency("postgres") { () async throws -> Int in
       XCTAssertEqual(organizer.status.waitingFor, ["postgres"])

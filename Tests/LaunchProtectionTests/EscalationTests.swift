@@ -18,7 +18,7 @@ final class EscalationTests: XCTestCase {
         level.withLock { $0 = context.level.number }
         if repairFinishes { organizer.protectFinished() }
       })
-    return (organizer.decision!.count, level.withLock { $0 })
+    return (organizer.status.decision!.count, level.withLock { $0 })
   }
 
   func testLevelsFollowTheCountWhenRelaunchesKeepCrashing() {

@@ -41,7 +41,7 @@ final class ReusedIdentityTests: XCTestCase {
     let second = LaunchOrganizer(configuration: configuration)
     second.finishLaunching(policy: .threshold(100), launch: {}, protect: { _ in })
     defer { second.launchingFinished() }
-    XCTAssertEqual(second.decision?.count, 1, "a dead launch that had this process's pid and start time")
+    XCTAssertEqual(second.status.decision?.count, 1, "a dead launch that had this process's pid and start time")
   }
 
   func testAnUnfinishedLaunchOfThisVeryProcessIsStillRunning() {
@@ -53,6 +53,6 @@ final class ReusedIdentityTests: XCTestCase {
     let second = LaunchOrganizer(configuration: configuration)
     second.finishLaunching(policy: .threshold(100), launch: {}, protect: { _ in })
     defer { second.launchingFinished() }
-    XCTAssertEqual(second.decision?.count, 0, "the first organizer's launch runs in this process")
+    XCTAssertEqual(second.status.decision?.count, 0, "the first organizer's launch runs in this process")
   }
 }

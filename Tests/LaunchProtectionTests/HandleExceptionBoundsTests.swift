@@ -17,8 +17,8 @@ final class HandleExceptionBoundsTests: XCTestCase {
 
   func testAnEmptyTypeIsStoredAsUnknown() throws {
     let (launches, next) = recordThenLaunch("", detail: nil)
-    XCTAssertEqual(next.decision?.problems, [], "the state file is not corrupt")
-    XCTAssertEqual(next.decision?.count, 1, "the first launch still counts")
+    XCTAssertEqual(next.status.decision?.problems, [], "the state file is not corrupt")
+    XCTAssertEqual(next.status.decision?.count, 1, "the first launch still counts")
     let cause = try XCTUnwrap(try launches.state()?.lastCrashCause)
     XCTAssertEqual(cause.type, "unknown")
     XCTAssertNil(cause.detail)
@@ -30,8 +30,8 @@ final class HandleExceptionBoundsTests: XCTestCase {
     let type = "ab" + String(repeating: "😀", count: 200)
     let detail = String(repeating: "é", count: 40_000)  // 80 000 bytes
     let (launches, next) = recordThenLaunch(type, detail: detail)
-    XCTAssertEqual(next.decision?.problems, [], "the state file is not corrupt")
-    XCTAssertEqual(next.decision?.count, 1)
+    XCTAssertEqual(next.status.decision?.problems, [], "the state file is not corrupt")
+    XCTAssertEqual(next.status.decision?.count, 1)
     let cause = try XCTUnwrap(try launches.state()?.lastCrashCause)
     XCTAssertLessThanOrEqual(cause.type.utf8.count, LaunchState.maximumIdentifierLength)
     XCTAssertGreaterThan(cause.type.utf8.count, LaunchState.maximumIdentifierLength - 8, "cut, not dropped")
@@ -44,7 +44,7 @@ final class HandleExceptionBoundsTests: XCTestCase {
   func testACauseWithinTheBoundsIsStoredAsGiven() throws {
     let type = String(repeating: "x", count: LaunchState.maximumIdentifierLength - 3)
     let (launches, next) = recordThenLaunch(type, detail: "short")
-    XCTAssertEqual(next.decision?.problems, [])
+    XCTAssertEqual(next.status.decision?.problems, [])
     XCTAssertEqual(try launches.state()?.lastCrashCause?.type, type)
     XCTAssertEqual(try launches.state()?.lastCrashCause?.detail, "short")
   }

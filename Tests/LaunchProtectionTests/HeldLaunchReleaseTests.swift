@@ -17,7 +17,8 @@ final class HeldLaunchReleaseTests: XCTestCase {
       organizer.finishLaunching(
         policy: .threshold(2), launch: { _ = captured }, protect: { _ in organizer.protectFinished() })
     }
-    XCTAssertEqual(organizer.mode, .relaunched(after: ProtectLevel(number: 1, name: "protect", minimumCrashes: 2)))
+    XCTAssertEqual(
+      organizer.currentMode, .relaunched(after: ProtectLevel(number: 1, name: "protect", minimumCrashes: 2)))
     XCTAssertNil(released, "the held launch was let go after it ran")
     withExtendedLifetime(organizer) {}
   }

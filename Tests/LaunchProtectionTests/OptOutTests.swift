@@ -28,15 +28,15 @@ final class OptOutTests: XCTestCase {
     let strict = SimulatedLaunches()
     try stoppedLaunch(strict)
     let counted = launch(strict) { $0.ignoreTermination = false }
-    XCTAssertEqual(counted.decision?.count, 1)
-    XCTAssertEqual(counted.decision?.ignored.count, 0)
+    XCTAssertEqual(counted.status.decision?.count, 1)
+    XCTAssertEqual(counted.status.decision?.ignored.count, 0)
     XCTAssertNil(try strict.state()?.lastUncountedExit)
     // The default, against the same history: not counted.
     let lenient = SimulatedLaunches()
     try stoppedLaunch(lenient)
     let ignored = launch(lenient, finish: true) { $0.ignoreTermination = true }
-    XCTAssertEqual(ignored.decision?.count, 0)
-    XCTAssertEqual(ignored.decision?.ignored.map(\.reason), [.terminated])
+    XCTAssertEqual(ignored.status.decision?.count, 0)
+    XCTAssertEqual(ignored.status.decision?.ignored.map(\.reason), [.terminated])
   }
 
   func testWithoutResetOnNewBinaryTheCountGoesOn() throws {
@@ -45,14 +45,14 @@ final class OptOutTests: XCTestCase {
     launch(launches)
     launches.executable.withLock { $0 = "build-2" }
     let kept = launch(launches) { $0.resetOnNewBinary = false }
-    XCTAssertEqual(kept.decision?.count, 2)
-    XCTAssertEqual(kept.decision?.resetByNewBinary, false)
+    XCTAssertEqual(kept.status.decision?.count, 2)
+    XCTAssertEqual(kept.status.decision?.resetByNewBinary, false)
     XCTAssertEqual(try launches.state()?.executableID, "build-2", "the new executable is still recorded")
     // The default resets on the next new binary.
     launches.executable.withLock { $0 = "build-3" }
     let reset = launch(launches)
-    XCTAssertEqual(reset.decision?.count, 0)
-    XCTAssertEqual(reset.decision?.resetByNewBinary, true)
+    XCTAssertEqual(reset.status.decision?.count, 0)
+    XCTAssertEqual(reset.status.decision?.resetByNewBinary, true)
   }
 
   func testWithoutIgnoreRebootsARebootedLaunchCounts() throws {
@@ -60,11 +60,11 @@ final class OptOutTests: XCTestCase {
     launch(launches)
     launches.bootID.withLock { $0 = "boot-B" }
     let counted = launch(launches) { $0.ignoreReboots = false }
-    XCTAssertEqual(counted.decision?.count, 1)
-    XCTAssertEqual(counted.decision?.ignored.count, 0)
+    XCTAssertEqual(counted.status.decision?.count, 1)
+    XCTAssertEqual(counted.status.decision?.ignored.count, 0)
     launches.bootID.withLock { $0 = "boot-C" }
     let ignored = launch(launches)
-    XCTAssertEqual(ignored.decision?.count, 1, "the default ignores the reboot")
-    XCTAssertEqual(ignored.decision?.ignored.map(\.reason), [.reboot])
+    XCTAssertEqual(ignored.status.decision?.count, 1, "the default ignores the reboot")
+    XCTAssertEqual(ignored.status.decision?.ignored.map(\.reason), [.reboot])
   }
 }

@@ -19,7 +19,7 @@ final class ProtectModeTests: XCTestCase {
       let belowOrganizer = below.organizer()
       belowOrganizer.finishLaunching(
         policy: .threshold(threshold), launch: {}, protect: { _ in XCTFail("protect below threshold \(threshold)") })
-      XCTAssertEqual(belowOrganizer.mode, .normal, "threshold \(threshold), count \(threshold - 1)")
+      XCTAssertEqual(belowOrganizer.currentMode, .normal, "threshold \(threshold), count \(threshold - 1)")
 
       let organizer = launches.organizer()
       let protected = Mutex(false)
@@ -30,7 +30,7 @@ final class ProtectModeTests: XCTestCase {
           XCTAssertEqual(context.count, threshold)
         })
       XCTAssertTrue(protected.withLock { $0 }, "threshold \(threshold)")
-      guard case .protect(let level) = organizer.mode else {
+      guard case .protect(let level) = organizer.currentMode else {
         return XCTFail("not in protect mode at threshold \(threshold)")
       }
       XCTAssertEqual(level.number, 1)
@@ -43,12 +43,12 @@ final class ProtectModeTests: XCTestCase {
     let counts = Mutex<[Int]>([])
     let ran = Mutex<[String]>([])
     launches.organizer().finishLaunching(
-      shouldProtect: { count in
+      policy: .custom { count in
         counts.withLock { $0.append(count) }
         return count > 1
       },
       launch: { ran.withLock { $0.append("launch") } },
-      protect: { ran.withLock { $0.append("protect") } })
+      protect: { _ in ran.withLock { $0.append("protect") } })
     XCTAssertEqual(counts.withLock { $0 }, [2])
     XCTAssertEqual(ran.withLock { $0 }, ["protect"])
   }
@@ -86,7 +86,7 @@ final class ProtectModeTests: XCTestCase {
     let organizer = launches.organizer()
     organizer.finishLaunching(
       policy: .threshold(1), launch: { XCTFail("launch ran without protectFinished") }, protect: { _ in })
-    guard case .protect = organizer.mode else { return XCTFail("expected protect mode") }
+    guard case .protect = organizer.currentMode else { return XCTFail("expected protect mode") }
     XCTAssertEqual(try launches.state()?.launchesInProgress.first?.phase, .protecting)
   }
 
@@ -98,7 +98,7 @@ final class ProtectModeTests: XCTestCase {
     // The relaunched launch never finished: it "dies" here.
     let next = launches.organizer()
     next.finishLaunching(policy: .threshold(2), launch: {}, protect: { _ in })
-    XCTAssertEqual(next.decision?.count, 3)
+    XCTAssertEqual(next.status.decision?.count, 3)
   }
 
   func testLifeActionsInNormalModeRunImmediatelyOnce() {

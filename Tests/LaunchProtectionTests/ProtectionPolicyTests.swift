@@ -25,7 +25,7 @@ final class ProtectionPolicyTests: XCTestCase {
     let launches = SimulatedLaunches()
     let organizer = launches.organizer()
     organizer.finishLaunching(policy: .threshold(1000), launch: {}, protect: { _ in })
-    let decision = try XCTUnwrap(organizer.decision)
+    let decision = try XCTUnwrap(organizer.status.decision)
     XCTAssertEqual(decision, decision)
     var other = decision
     other.mode = .protect(ProtectLevel(number: 1, name: "clear caches", minimumCrashes: 2))

@@ -12,14 +12,14 @@ final class SiblingLaunchTests: XCTestCase {
     launches.keepAlive(siblingPID)
     let finished = launches.organizer()
     finished.finishLaunching(policy: .threshold(100), launch: { finished.launchingFinished() }, protect: { _ in })
-    XCTAssertEqual(finished.decision?.ignored.map(\.reason), [.stillRunning])
+    XCTAssertEqual(finished.status.decision?.ignored.map(\.reason), [.stillRunning])
     XCTAssertEqual(
       try launches.state()?.launchesInProgress.map(\.process.pid), [siblingPID], "the sibling's sentinel stays")
     // The sibling then dies unfinished: the next launch counts it.
     launches.dies(siblingPID)
     let next = launches.organizer()
     next.finishLaunching(policy: .threshold(100), launch: {}, protect: { _ in })
-    XCTAssertEqual(next.decision?.count, 1)
-    XCTAssertEqual(next.decision?.countedCrashes.map(\.process.pid), [siblingPID])
+    XCTAssertEqual(next.status.decision?.count, 1)
+    XCTAssertEqual(next.status.decision?.countedCrashes.map(\.process.pid), [siblingPID])
   }
 }

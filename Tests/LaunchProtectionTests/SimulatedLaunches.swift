@@ -43,7 +43,7 @@ final class SimulatedLaunches: Sendable {
   /// A new organizer for the next simulated launch.
   func organizer(observe events: Recorder? = nil) -> LaunchOrganizer {
     let organizer = LaunchOrganizer(configuration: configuration())
-    if let events { organizer.addObserver { events.record($0) } }
+    if let events { organizer.observe { if let event = $0.event { events.record(event) } } }
     return organizer
   }
 

@@ -58,8 +58,8 @@ final class StateFileFormatTests: XCTestCase {
     let recorder = Recorder()
     let organizer = launches.organizer(observe: recorder)
     organizer.finishLaunching(policy: .threshold(1000), launch: {}, protect: { _ in })
-    XCTAssertEqual(organizer.decision?.count, 1)
-    XCTAssertEqual(organizer.decision?.problems, [])
+    XCTAssertEqual(organizer.status.decision?.count, 1)
+    XCTAssertEqual(organizer.status.decision?.problems, [])
     XCTAssertEqual(try launches.state()?.consecutiveCrashes, 1)
   }
 
@@ -86,9 +86,9 @@ final class StateFileFormatTests: XCTestCase {
     let recorder = Recorder()
     let organizer = launches.organizer(observe: recorder)
     organizer.finishLaunching(policy: .threshold(1000), launch: {}, protect: { _ in })
-    XCTAssertEqual(organizer.decision?.count, 0)
-    guard case .corrupt(_, let movedTo, let detail) = organizer.decision?.problems.first else {
-      return XCTFail("expected corrupt, got \(String(describing: organizer.decision?.problems))")
+    XCTAssertEqual(organizer.status.decision?.count, 0)
+    guard case .corrupt(_, let movedTo, let detail) = organizer.status.decision?.problems.first else {
+      return XCTFail("expected corrupt, got \(String(describing: organizer.status.decision?.problems))")
     }
     XCTAssertTrue(detail.contains("neither of the two state slots"), detail)
     let moved = try XCTUnwrap(movedTo)
@@ -104,8 +104,8 @@ final class StateFileFormatTests: XCTestCase {
     try Data(legacy.utf8).write(to: URL(fileURLWithPath: statePath(launches)))
     XCTAssertEqual(try launches.state()?.consecutiveCrashes, 3)
     let organizer = launch(launches)
-    XCTAssertEqual(organizer.decision?.count, 3)
-    XCTAssertEqual(organizer.decision?.problems, [])
+    XCTAssertEqual(organizer.status.decision?.count, 3)
+    XCTAssertEqual(organizer.status.decision?.problems, [])
     XCTAssertTrue(String(decoding: try bytes(launches), as: UTF8.self).hasPrefix(#"{"slot":"launch-state""#))
     XCTAssertEqual(try launches.state()?.consecutiveCrashes, 3)
   }

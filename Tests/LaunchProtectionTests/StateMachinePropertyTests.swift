@@ -123,7 +123,7 @@ final class StateMachinePropertyTests: XCTestCase {
       // Restores the test process's SIGTERM disposition, which the organizer's handler took.
       signal(SIGTERM, SIG_DFL)
       launches.failpoints.removeAll()
-      let decision = try XCTUnwrap(organizer.decision, context)
+      let decision = try XCTUnwrap(organizer.status.decision, context)
       XCTAssertEqual(decision.count, predicted.count, "\(context) count")
       switch (decision.mode, level) {
       case (.normal, nil): break

@@ -75,9 +75,9 @@ final class SlotLengthTests: XCTestCase {
     try Data(damaged).write(to: URL(fileURLWithPath: path(launches)))
     let organizer = launches.organizer()
     organizer.finishLaunching(policy: .threshold(1000), launch: {}, protect: { _ in })
-    XCTAssertEqual(organizer.decision?.count, 0)
-    guard case .corrupt(_, _, let detail) = organizer.decision?.problems.first else {
-      return XCTFail("expected corrupt, got \(String(describing: organizer.decision?.problems))")
+    XCTAssertEqual(organizer.status.decision?.count, 0)
+    guard case .corrupt(_, _, let detail) = organizer.status.decision?.problems.first else {
+      return XCTFail("expected corrupt, got \(String(describing: organizer.status.decision?.problems))")
     }
     XCTAssertTrue(detail.contains("neither of the two state slots"), detail)
   }

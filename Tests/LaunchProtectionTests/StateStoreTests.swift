@@ -47,13 +47,13 @@ final class StateStoreTests: XCTestCase {
     let garbage = "{\"version\": 1, \"consecutiveCrashes\": \u{0}garbage"
     try writeStateFile(launches, garbage)
     let (organizer, recorder) = launchMustRun(launches)
-    XCTAssertEqual(organizer.decision?.count, 0)
+    XCTAssertEqual(organizer.status.decision?.count, 0)
     XCTAssertEqual(recorder.count(of: "state_problem corrupt"), 1)
     let aside = try asideFiles(launches, containing: "corrupt")
     XCTAssertEqual(aside.count, 1)
     XCTAssertEqual(
       try String(contentsOfFile: launches.stateDirectory + "/" + aside[0], encoding: .utf8), garbage, "nothing lost")
-    guard case .corrupt(_, let movedTo, let detail) = organizer.decision?.problems.first else {
+    guard case .corrupt(_, let movedTo, let detail) = organizer.status.decision?.problems.first else {
       return XCTFail("expected corrupt")
     }
     XCTAssertNotNil(movedTo)
@@ -67,9 +67,9 @@ final class StateStoreTests: XCTestCase {
       let launches = SimulatedLaunches()
       try writeStateFile(launches, text)
       let (organizer, _) = launchMustRun(launches)
-      guard case .corrupt = organizer.decision?.problems.first else {
+      guard case .corrupt = organizer.status.decision?.problems.first else {
         return XCTFail(
-          "\(text.debugDescription) should be reported corrupt, got \(String(describing: organizer.decision?.problems))"
+          "\(text.debugDescription) should be reported corrupt, got \(String(describing: organizer.status.decision?.problems))"
         )
       }
       XCTAssertEqual(try asideFiles(launches, containing: "corrupt").count, 1, text)
@@ -80,7 +80,7 @@ final class StateStoreTests: XCTestCase {
     let launches = SimulatedLaunches()
     try writeStateFile(launches, "{\"version\": 1, \"consecutiveCrashes\": 3}")
     let (organizer, _) = launchMustRun(launches)
-    guard case .corrupt(_, _, let detail) = organizer.decision?.problems.first else {
+    guard case .corrupt(_, _, let detail) = organizer.status.decision?.problems.first else {
       return XCTFail("expected corrupt")
     }
     XCTAssertTrue(detail.contains("launchesInProgress"), detail)
@@ -92,7 +92,7 @@ final class StateStoreTests: XCTestCase {
     try writeStateFile(launches, future)
     let (organizer, recorder) = launchMustRun(launches)
     XCTAssertEqual(recorder.count(of: "state_problem future_version"), 1)
-    guard case .futureVersion(_, let found, let supported, _) = organizer.decision?.problems.first else {
+    guard case .futureVersion(_, let found, let supported, _) = organizer.status.decision?.problems.first else {
       return XCTFail()
     }
     XCTAssertEqual(found, 7)
@@ -109,7 +109,9 @@ final class StateStoreTests: XCTestCase {
       atPath: launches.stateDirectory + "/launch-state.json", withIntermediateDirectories: true)
     let (organizer, recorder) = launchMustRun(launches)
     XCTAssertEqual(recorder.count(of: "state_problem unreadable"), 1)
-    guard case .unreadable(_, let code, let movedTo) = organizer.decision?.problems.first else { return XCTFail() }
+    guard case .unreadable(_, let code, let movedTo) = organizer.status.decision?.problems.first else {
+      return XCTFail()
+    }
     XCTAssertEqual(code, EISDIR)
     XCTAssertNotNil(movedTo)
     XCTAssertEqual(try launches.state()?.launchesInProgress.count, 1, "a fresh state was written after moving it aside")
@@ -120,9 +122,9 @@ final class StateStoreTests: XCTestCase {
     // The state directory path is a regular file: mkdir, lock and write all fail.
     try Data("not a directory".utf8).write(to: URL(fileURLWithPath: launches.stateDirectory))
     let (organizer, recorder) = launchMustRun(launches, finish: true)
-    XCTAssertEqual(organizer.decision?.count, 0)
+    XCTAssertEqual(organizer.status.decision?.count, 0)
     XCTAssertGreaterThan(recorder.count(of: "state_problem write_failed"), 0)
-    XCTAssertEqual(organizer.mode, .finished)
+    XCTAssertEqual(organizer.currentMode, .finished)
     XCTAssertEqual(
       try String(contentsOfFile: launches.stateDirectory, encoding: .utf8), "not a directory", "nothing lost")
   }
@@ -143,9 +145,9 @@ final class StateStoreTests: XCTestCase {
       try launches.failpoints.configure("\(point)=return(\(errnoName))")
       let (organizer, recorder) = launchMustRun(launches)
       launches.failpoints.removeAll()
-      XCTAssertEqual(organizer.decision?.count, 2, label)
+      XCTAssertEqual(organizer.status.decision?.count, 2, label)
       XCTAssertEqual(recorder.count(of: "state_problem write_failed"), 1, label)
-      guard case .writeFailed(_, let operation, let reported) = organizer.decision?.problems.first else {
+      guard case .writeFailed(_, let operation, let reported) = organizer.status.decision?.problems.first else {
         return XCTFail(label)
       }
       XCTAssertEqual(operation, String(point.dropFirst("store.".count)), label)

@@ -24,7 +24,7 @@ final class StopSignalReportTests: XCTestCase {
     configuration.ignoreTermination = true  // the organizer looks at SIGTERM's owner
     let organizer = LaunchOrganizer(configuration: configuration)
     let reports = Reports()
-    organizer.addStopSignalObserver { reports.add($0) }
+    organizer.observe { if let report = $0.stopSignal { reports.add(report) } }
     return (organizer, reports)
   }
 

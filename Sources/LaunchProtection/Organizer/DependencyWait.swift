@@ -7,8 +7,8 @@ import Dispatch
 #endif
 
 /// A launch's wait for a dependency, as observers are told of it
-/// (``LaunchOrganizer/addDependencyObserver(_:)``: an observer of its own, so that
-/// ``LaunchProtectionEvent``, which apps `switch` over, keeps its cases).
+/// (``LaunchObservation/dependencyWait``, beside the event, so that ``LaunchProtectionEvent``,
+/// which apps `switch` over, keeps its cases).
 public struct DependencyWait: Sendable, Equatable, CustomStringConvertible {
   /// Where the wait is. A struct, not an enum, so that stages can be added without breaking a
   /// `switch`: compare with the static values.
@@ -164,7 +164,7 @@ extension LaunchOrganizer {
   /// changed. Serialised by the state store's lock; the value is read again under it, so two
   /// waits ending together leave the last word to the later write.
   private func persistWaitingFor(launchID: String) {
-    let (_, problems) = store.update { [self] state in
+    let (_, problems) = stateStore.update { [self] state in
       guard let index = state.launchesInProgress.firstIndex(where: { $0.launchID == launchID }) else { return }
       let current = inner.withLock { $0.awaitedDependencies.first }
       if state.launchesInProgress[index].waitingFor != current {

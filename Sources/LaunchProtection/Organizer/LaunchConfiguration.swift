@@ -9,6 +9,20 @@ import Failpoints
 extension LaunchOrganizer {
   /// How the organizer persists and filters.
   public struct Configuration: Sendable {
+    /// The failpoints the organizer evaluates in ``failpoints`` (`life.*` stands for
+    /// `life.<key>` of every life action). Declare them when you configure failpoints.
+    ///
+    /// - `launch.begin`: right before the launch closure runs (normal launch and relaunch);
+    /// - `launch.finished`: on entry to `launchingFinished()`, before anything is persisted;
+    /// - `protect.begin`: right before the repair closure runs;
+    /// - `protect.finish`: on entry to `protectFinished()`, before the held launch is released;
+    /// - `life.<key>`: right before a life action's `action` runs;
+    /// - `store.write`, `store.fsync`, `store.rename`: the state store's I/O.
+    public static let failpointNames = [
+      "launch.begin", "launch.finished", "protect.begin", "protect.finish", "life.*", "store.write", "store.fsync",
+      "store.rename",
+    ]
+
     /// Where the state lives; survives repairs (never wipe it from a repair).
     public var stateDirectory: String
     /// Don't count a launch that was unfinished when the machine rebooted (boot id changed).

@@ -34,7 +34,7 @@ extension LaunchOrganizer {
     let cause = CrashCause(
       type: "launch-hang", detail: "the \(phase.rawValue) ran past its \(limit) deadline", pid: getpid(),
       afterLaunch: false, recordedAt: Date().timeIntervalSince1970)
-    let (_, problems) = store.update { $0.lastCrashCause = cause }
+    let (_, problems) = stateStore.update { $0.lastCrashCause = cause }
     for problem in problems { emit(.stateProblem(problem)) }
     SystemdNotify.send("STATUS=launch hung in the \(phase.rawValue) past \(limit); aborting")
     if CrashCapture.isInstalled {

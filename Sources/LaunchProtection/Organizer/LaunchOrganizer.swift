@@ -31,11 +31,13 @@ public struct ProtectContext: Sendable {
 /// in-process once the repair calls `protectFinished()`.
 ///
 /// The Objective-C launch organizers' calls, in Swift:
-/// `finishingLaunching:launchAction:protectAction:` → `finishLaunching(shouldProtect:launch:protect:)`,
-/// `addLifeActionWithKey:action:protectAction:` → `addLifeAction(key:action:protect:)`,
-/// `doActionWithKey:` → `performAction(key:)`, `launchingFinished`, `protectFinish` →
-/// `protectFinished()`, `handleException:` → `handleException(_:detail:)`. Async code uses
-/// `launch(policy:repair:)` and `await markLaunchingFinished()` over the same state machine.
+/// `finishingLaunching:launchAction:protectAction:` → ``finishLaunching(policy:launch:protect:)``,
+/// `addLifeActionWithKey:action:protectAction:` → ``addLifeAction(key:action:protect:)``,
+/// `doActionWithKey:` → ``performAction(key:)``, `launchingFinished` → ``launchingFinished()``,
+/// `protectFinish` → ``protectFinished()``, `handleException:` → ``handleException(_:detail:)``.
+/// Async code uses ``launch(policy:repair:)`` and `await` ``markLaunchingFinished()`` over the
+/// same state machine; ``stopRequested()`` records a stop from either; ``observe(_:)`` and
+/// ``status`` tell what happened.
 ///
 /// Instance-based and thread-safe. Closures run on the calling thread, outside any lock.
 public final class LaunchOrganizer: Sendable {
@@ -47,9 +49,7 @@ public final class LaunchOrganizer: Sendable {
     var degraded = false
     var heldLaunch: (@Sendable () -> Void)?
     var heldActions: [String: @Sendable () -> Void] = [:]
-    var observers: [@Sendable (LaunchProtectionEvent) -> Void] = []
-    var stopSignalObservers: [@Sendable (StopSignalReport) -> Void] = []
-    var dependencyObservers: [@Sendable (DependencyWait) -> Void] = []
+    var observers: [@Sendable (LaunchObservation) -> Void] = []
     /// The deadline fired: the process is ending, the launch can no longer finish.
     var hung = false
     /// A stop was requested during the launch: the deadline no longer applies.
@@ -79,25 +79,11 @@ public final class LaunchOrganizer: Sendable {
     var thread: pid_t
   }
 
-  /// The failpoints the organizer evaluates in `configuration.failpoints` (`life.*` stands for
-  /// `life.<key>` of every life action). Declare them when you configure failpoints.
-  ///
-  /// - `launch.begin`: right before the launch closure runs (normal launch and relaunch);
-  /// - `launch.finished`: on entry to `launchingFinished()`, before anything is persisted;
-  /// - `protect.begin`: right before the repair closure runs;
-  /// - `protect.finish`: on entry to `protectFinished()`, before the held launch is released;
-  /// - `life.<key>`: right before a life action's `action` runs;
-  /// - `store.write`, `store.fsync`, `store.rename`: the state store's I/O.
-  public static let failpointNames = [
-    "launch.begin", "launch.finished", "protect.begin", "protect.finish", "life.*", "store.write", "store.fsync",
-    "store.rename",
-  ]
-
   /// The configuration in force.
   public let configuration: Configuration
   let deadline: LaunchDeadline?
-  /// The state store (readable by tools and tests).
-  public let store: StateStore
+  /// The state store (the tools' and tests' view of the file; `store` before 0.2.0).
+  package let stateStore: StateStore
   let launchID = LaunchOrganizer.randomLaunchID()
   let inner = Mutex(Inner())
 
@@ -105,7 +91,7 @@ public final class LaunchOrganizer: Sendable {
   public init(configuration: Configuration) {
     self.configuration = configuration
     self.deadline = configuration.launchDeadline.map(LaunchDeadline.init)
-    self.store = StateStore(
+    self.stateStore = StateStore(
       directory: configuration.stateDirectory, durability: configuration.durability,
       lockTimeout: configuration.lockTimeout, failpoints: configuration.failpoints)
   }
@@ -115,123 +101,24 @@ public final class LaunchOrganizer: Sendable {
     self.init(configuration: Configuration(stateDirectory: stateDirectory))
   }
 
-  /// Adds an observer of every transition. Add observers before `finishLaunching`.
-  public func addObserver(_ observer: @escaping @Sendable (LaunchProtectionEvent) -> Void) {
+  /// Adds an observer of everything the organizer tells (``LaunchObservation``): its
+  /// transitions, SIGTERM's owners during the launch, its waits for dependencies. Observers are
+  /// called on the thread that made the change, outside the organizer's lock; add them before
+  /// the launch starts.
+  ///
+  /// - Parameter observer: called once per observation, in order.
+  public func observe(_ observer: @escaping @Sendable (LaunchObservation) -> Void) {
     inner.withLock { $0.observers.append(observer) }
   }
 
-  /// Adds an observer of who receives SIGTERM during the launch, told once per owner and
-  /// launch when it is not the usual case (``StopSignalReport``): SIGTERM ignored, read where
-  /// the organizer cannot see it, or taken by a new owner during the launch. Log what it says.
-  public func addStopSignalObserver(_ observer: @escaping @Sendable (StopSignalReport) -> Void) {
-    inner.withLock { $0.stopSignalObservers.append(observer) }
-  }
-
-  /// Adds an observer of the launch's waits for dependencies (``DependencyWait``: a wait began,
-  /// its dependency answered, or it did not). Add observers before `finishLaunching`.
-  public func addDependencyObserver(_ observer: @escaping @Sendable (DependencyWait) -> Void) {
-    inner.withLock { $0.dependencyObservers.append(observer) }
-  }
-
-  /// The current mode.
-  public var mode: LaunchMode { inner.withLock { $0.mode } }
-
-  /// Why this launch's count is what it is; nil before `finishLaunching`.
-  public var decision: LaunchDecision? { inner.withLock { $0.decision } }
-
-  /// The closure form: `shouldProtect(count)` decides; true runs `protect` and holds `launch`.
-  public func finishLaunching(
-    shouldProtect: @escaping @Sendable (Int) -> Bool,
-    launch: @escaping @Sendable () -> Void,
-    protect: @escaping @Sendable () -> Void
-  ) {
-    finishLaunching(policy: .custom(shouldProtect), launch: launch, protect: { _ in protect() })
-  }
-
-  /// Starts the launch: counts the launches that died unfinished, writes this launch's
-  /// sentinel durably, then runs `launch` (normal mode) or `protect` (protect mode, with the
-  /// level persisted first). Calling it a second time does nothing.
-  public func finishLaunching(
-    policy: ProtectionPolicy,
-    launch: @escaping @Sendable () -> Void,
-    protect: @escaping @Sendable (ProtectContext) -> Void
-  ) {
-    let thread = LaunchDeadline.RunningThread.current
-    switch begin(policy: policy, heldLaunch: launch) {
-    case .alreadyStarted: return
-    case .normal:
-      enterLaunch(thread: thread)
-      launch()
-    case .protect(let context):
-      enterRepair(context, thread: thread)
-      protect(context)
-    }
-  }
-
-  /// The launch succeeded: count back to 0, sentinel cleared, escalation forgotten.
-  /// A crash after this is never counted; the launch deadline can no longer fire.
-  public func launchingFinished() {
-    guard mode.isLaunching else { return }
-    _ = configuration.failpoints.evaluate("launch.finished")
-    let finish: PendingFinish? = inner.withLock { inner in
-      guard inner.mode.isLaunching, !inner.hung else { return nil }
-      inner.mode = .finished
-      inner.since = Date()
-      guard let record = inner.record else { return nil }
-      // The unfinished launches this launch's decision accounted for (counted, or ignored
-      // as rebooted or stopped) are resolved by its success, even if the write that
-      // recorded the decision failed. A list, not a Set: it holds a launch id or a few.
-      var resolved: [String] = []
-      for counted in inner.decision?.countedCrashes ?? [] { resolved.append(counted.launchID) }
-      for ignored in inner.decision?.ignored ?? [] where ignored.reason != .stillRunning {
-        resolved.append(ignored.record.launchID)
-      }
-      for outage in inner.decision?.dependencyOutages ?? [] { resolved.append(outage.launchID) }
-      let finish = PendingFinish(record: record, resolved: resolved, thread: lcc_current_thread_id())
-      inner.pendingFinish = finish
-      return finish
-    }
-    guard let finish else { return }
-    deadline?.disarm()
-    CrashCapture.markLaunchFinished(true)
-    // Written before SIGTERM is given back and before `exit` stops being watched: from the
-    // claim above to the end of this write, a stop or an exit on another thread finishes the
-    // write itself (completePendingFinish) before the process can end, so a launch that
-    // finished is never counted.
-    writeFinish(finish)
-    inner.withLock { $0.pendingFinish = nil }
-    if configuration.ignoreTermination { StopSignal.shared.disarm(for: self) }
-    ExitTracker.shared.untrack(self)
-    if configuration.notifyReady { SystemdNotify.send("READY=1\nSTATUS=running") }
-    emit(.launchingFinished)
-  }
-
-  /// Tells systemd's watchdog this process is alive (`WATCHDOG=1`), when `WATCHDOG_USEC` is
-  /// set for it; call it from your main loop at least twice per `SystemdNotify.watchdogInterval`.
-  /// Returns false when there is no watchdog to tell.
-  @discardableResult
-  public func keepAlive() -> Bool {
-    guard SystemdNotify.watchdogInterval != nil else { return false }
-    return SystemdNotify.send("WATCHDOG=1")
-  }
-
-  /// The repair is done: leave protect mode and run the held launch now, in this process.
-  /// The launch is still unfinished, so a crash in it counts again (and escalates).
-  /// Returns false when not in protect mode, or when the levels are exhausted and the policy
-  /// says to stay degraded.
-  @discardableResult
-  public func protectFinished() -> Bool {
-    guard case .protect = mode else { return false }
-    guard let launch = leaveRepair(thread: .current) else { return false }
-    launch()
-    return true
-  }
+  /// The launch's mode with its level (``LaunchStatus/mode`` is its public form).
+  package var currentMode: LaunchMode { inner.withLock { $0.mode } }
 
   /// Called by the exit tracker when the process calls `exit(status)`.
   /// The durable end of a finished launch: count 0, escalation forgotten, its sentinel and
   /// those it resolved removed. Idempotent: two threads may both write it.
-  private func writeFinish(_ finish: PendingFinish) {
-    let (_, problems) = store.update { state in
+  func writeFinish(_ finish: PendingFinish) {
+    let (_, problems) = stateStore.update { state in
       state.consecutiveCrashes = 0
       state.attemptedProtectLevel = nil
       state.lastDependencyOutage = nil
@@ -262,7 +149,7 @@ public final class LaunchOrganizer: Sendable {
     let record = inner.withLock { $0.mode.isLaunching ? $0.record : nil }
     guard status == 0, let record else { return }
     deadline?.disarm()
-    _ = store.update { state in
+    _ = stateStore.update { state in
       state.launchesInProgress.removeAll { $0.launchID == record.launchID }
       state.lastUncountedExit = UncountedExit(
         reason: .cleanExit, pid: record.process.pid, decidedAt: Date().timeIntervalSince1970)
@@ -271,14 +158,18 @@ public final class LaunchOrganizer: Sendable {
   }
 
   func emit(_ event: LaunchProtectionEvent) {
-    for observer in inner.withLock({ $0.observers }) { observer(event) }
+    tell(LaunchObservation(event: event))
   }
 
   func emit(_ report: StopSignalReport) {
-    for observer in inner.withLock({ $0.stopSignalObservers }) { observer(report) }
+    tell(LaunchObservation(stopSignal: report))
   }
 
   func emit(_ wait: DependencyWait) {
-    for observer in inner.withLock({ $0.dependencyObservers }) { observer(wait) }
+    tell(LaunchObservation(dependencyWait: wait))
+  }
+
+  private func tell(_ observation: LaunchObservation) {
+    for observer in inner.withLock({ $0.observers }) { observer(observation) }
   }
 }

@@ -76,14 +76,6 @@ extension LaunchOrganizer {
     }
   }
 
-  /// The closure form over the async API: `shouldProtect(count)` decides; the repair escalates
-  /// level 1, 2, 3... while launches keep dying.
-  public func launch(
-    shouldProtect: @escaping @Sendable (Int) -> Bool, repair: @Sendable (ProtectContext) async throws -> Void
-  ) async throws -> LaunchOutcome {
-    try await launch(policy: .custom(shouldProtect), repair: repair)
-  }
-
   // The async forms have names of their own. An async overload named like its sync twin is
   // preferred by the compiler in every async context, @_disfavoredOverload or not, so code that
   // calls `organizer.launchingFinished()` in an async function (as before the async API
@@ -95,8 +87,9 @@ extension LaunchOrganizer {
     await offPool { [self] in launchingFinished() }
   }
 
-  /// A stop was requested: `stopRequested()` with its durable write off the cooperative pool.
-  public func markStopRequested() async {
+  /// `stopRequested()` with its durable write on the organizer's stop queue, off the cooperative
+  /// pool (ServiceLifecycle's graceful shutdown).
+  package func recordStopOffPool() async {
     await offPool(on: Self.stopQueue) { [self] in stopRequested() }
   }
 }

@@ -45,7 +45,7 @@ extension LaunchOrganizer {
     var consumed = ConsumedReports()
     var lastCause: String?
     var outage: DependencyOutage?
-    let (decision, problems) = store.update { state in
+    let (decision, problems) = stateStore.update { state in
       let decision = decide(state: &state, record: &record, policy: policy, consumed: &consumed)
       lastCause = state.lastCrashCause?.type
       outage = state.lastDependencyOutage
@@ -55,7 +55,7 @@ extension LaunchOrganizer {
       // Crash reports: what they said is persisted now. Not before: after a failed write the
       // next launch must see them again (found by `chaos explore`).
       for path in consumed.paths { unlink(path) }
-      if consumed.marked { CrashReports.settleMarker(directory: store.directory) }
+      if consumed.marked { CrashReports.settleMarker(directory: stateStore.directory) }
     }
     CrashCapture.markLaunchFinished(false)
     var finalDecision = decision
@@ -112,7 +112,7 @@ extension LaunchOrganizer {
   /// held launch to run (a no-op for the async API), or nil when not in protect mode or when
   /// the levels are exhausted and the app stays degraded.
   func leaveRepair(thread: LaunchDeadline.RunningThread?) -> (@Sendable () -> Void)? {
-    guard case .protect = mode else { return nil }
+    guard case .protect = currentMode else { return nil }
     _ = configuration.failpoints.evaluate("protect.finish")
     let taken: (ProtectLevel, @Sendable () -> Void)? = inner.withLock { inner in
       guard case .protect(let level) = inner.mode, !inner.degraded else { return nil }
@@ -203,7 +203,7 @@ extension LaunchOrganizer {
     let executable = environment.executableID()
     // Crash reports left by the handler: the counted launches' and any crash after launch.
     let (reports, marked) = CrashReports.waiting(
-      directory: store.directory, executableChanged: executable != state.executableID)
+      directory: stateStore.directory, executableChanged: executable != state.executableID)
     let previousCrash = reports.map(\.cause).max { $0.recordedAt < $1.recordedAt }
     if let previousCrash { state.lastCrashCause = previousCrash.clamped() }
     consumed.paths += reports.map(\.path)

@@ -78,6 +78,9 @@ public struct LaunchStatus: Sendable, Equatable, CustomStringConvertible {
   /// The launches before this one that ended waiting for a dependency (not counted), as this
   /// launch found them; nil when the last launch did not.
   public var dependencyOutage: DependencyOutage?
+  /// Why this launch's count is what it is (every unfinished launch found, and what was made
+  /// of it); nil before the launch starts.
+  public var decision: LaunchDecision?
 
   /// Creates a status (the organizer makes them; apps may for their own tests).
   public init(
@@ -170,6 +173,7 @@ extension LaunchOrganizer {
         startedAt: inner.record.map { Date(timeIntervalSince1970: $0.startedAt) }, readyWhenDegraded: readyWhenDegraded)
       if inner.mode.isLaunching { status.waitingFor = inner.awaitedDependencies }
       status.dependencyOutage = inner.outage
+      status.decision = inner.decision
       return status
     }
   }

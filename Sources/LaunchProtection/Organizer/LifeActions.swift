@@ -47,11 +47,11 @@ extension LaunchOrganizer {
   /// Records a cause an external crash reporter saw (Objective-C's `handleException:`).
   /// It does not change the count: the sentinel already decides that.
   public func handleException(_ type: String, detail: String? = nil) {
-    let afterLaunch = mode == .finished
+    let afterLaunch = currentMode == .finished
     let cause = CrashCause(
       type: type, detail: detail, pid: getpid(), afterLaunch: afterLaunch, recordedAt: Date().timeIntervalSince1970)
     let clamped = cause.clamped()
-    let (_, problems) = store.update { $0.lastCrashCause = clamped }
+    let (_, problems) = stateStore.update { $0.lastCrashCause = clamped }
     inner.withLock { $0.lastCause = clamped.type }
     for problem in problems { emit(.stateProblem(problem)) }
     emit(.exceptionRecorded(cause))

@@ -34,7 +34,7 @@ extension LaunchOrganizer {
     guard let record else { return }
     deadline?.disarm()
     let now = Date().timeIntervalSince1970
-    let (_, problems) = store.update { state in
+    let (_, problems) = stateStore.update { state in
       guard let index = state.launchesInProgress.firstIndex(where: { $0.launchID == record.launchID }) else { return }
       state.launchesInProgress[index].stopRequestedAt = now
     }

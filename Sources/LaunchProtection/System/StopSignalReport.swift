@@ -10,7 +10,7 @@
   import Musl
 #endif
 
-/// Who receives SIGTERM during the launch, reported once (``LaunchOrganizer/addStopSignalObserver(_:)``)
+/// Who receives SIGTERM during the launch, reported once (``LaunchObservation/stopSignal``)
 /// when it is not the usual case: SIGTERM ignored, read by a consumer the organizer cannot see,
 /// or taken by a new owner during the launch.
 ///

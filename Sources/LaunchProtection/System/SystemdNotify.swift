@@ -27,6 +27,16 @@ public enum SystemdNotify {
     return .microseconds(micros)
   }
 
+  /// Tells systemd's watchdog this process is alive (`WATCHDOG=1`), when `WATCHDOG_USEC` is
+  /// set for it; call it from your main loop at least twice per ``watchdogInterval``.
+  ///
+  /// - Returns: false when there is no watchdog to tell or the send failed.
+  @discardableResult
+  public static func keepAlive() -> Bool {
+    guard watchdogInterval != nil else { return false }
+    return send("WATCHDOG=1")
+  }
+
   /// Sends `message` (newline-separated `KEY=value` lines) as one datagram. False when
   /// `NOTIFY_SOCKET` is unset or the send failed.
   @discardableResult

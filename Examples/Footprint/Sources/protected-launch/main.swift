@@ -5,7 +5,7 @@ import LaunchProtection
 let directory = CommandLine.arguments.dropFirst().first ?? "/tmp/footprint-protected-launch"
 let organizer = LaunchOrganizer(stateDirectory: directory)
 organizer.finishLaunching(
-  shouldProtect: { count in count >= 2 },
+  policy: .threshold(2),
   launch: { organizer.launchingFinished() },
-  protect: { organizer.protectFinished() })
-print("hello, protected (\(organizer.mode))")
+  protect: { _ in organizer.protectFinished() })
+print("hello, protected (\(organizer.status.mode))")

@@ -24,10 +24,10 @@ ChaosProbe.declare(["kvd.request"])
 ChaosProbe.attach(workflow)
 ChaosProbe.attach(organizer)
 
-organizer.addObserver { event in log("launch protection: \(event)") }
+organizer.observe { observation in log("launch protection: \(observation)") }
 Shutdown.install()
 organizer.finishLaunching(
-  shouldProtect: { consecutiveCrashes in consecutiveCrashes >= 2 },
+  policy: .threshold(2),
   launch: {
     do {
       try workflow.run()
@@ -38,7 +38,7 @@ organizer.finishLaunching(
     guard store.isServing else { exit(1) }
     organizer.launchingFinished()
   },
-  protect: {
+  protect: { _ in
     store.quarantineJournal()
     organizer.protectFinished()
   })
