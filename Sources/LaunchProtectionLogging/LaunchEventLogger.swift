@@ -23,7 +23,7 @@ public struct LaunchEventLogger: Sendable {
     self.logger = logger
   }
 
-  /// Logs one event (``LaunchObservation/event``).
+  /// Logs one event (an observation's `event`).
   public func callAsFunction(_ event: LaunchProtectionEvent) {
     logger.log(
       level: Self.level(of: event), "\(event.description)", metadata: Self.metadata(of: event),

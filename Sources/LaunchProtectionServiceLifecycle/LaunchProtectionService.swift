@@ -74,7 +74,7 @@ public final class LaunchProtectionService: Service, CustomStringConvertible {
   }
 
   /// Runs until graceful shutdown, then records the stop request
-  /// (``LaunchOrganizer/stopRequested()`` off the cooperative pool, a no-op once the launch
+  /// (`organizer.stopRequested()` off the cooperative pool, a no-op once the launch
   /// finished) and returns.
   /// Cancelled without a graceful shutdown, it returns without recording anything.
   public func run() async throws {

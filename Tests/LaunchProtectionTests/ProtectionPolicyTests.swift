@@ -15,6 +15,26 @@ final class ProtectionPolicyTests: XCTestCase {
     XCTAssertTrue(policy.protects(count: 3))
   }
 
+  /// The app's levels as its own enum: each repair that dies moves to the next case, the last
+  /// repeats, and a level the enum does not name (a custom policy's) is nil, not a fall-through.
+  func testAnEnumLadderHandsEachRepairItsOwnCase() {
+    enum Repair: String { case clearCaches, resetConfig, wipeData }
+    let launches = SimulatedLaunches()
+    launches.organizer().finishLaunching(policy: .threshold(1000), launch: {}, protect: { _ in })
+    let seen = Mutex<[Repair?]>([])
+    for _ in 0..<4 {
+      launches.organizer().finishLaunching(
+        policy: .escalation([Repair.clearCaches: 1, .resetConfig: 2, .wipeData: 3]), launch: {},
+        protect: { context in seen.withLock { $0.append(context.level(as: Repair.self)) } })
+    }
+    XCTAssertEqual(seen.withLock { $0 }, [.clearCaches, .resetConfig, .wipeData, .wipeData])
+    let custom = Mutex<[Repair?]>([])
+    launches.organizer().finishLaunching(
+      policy: .custom { _ in true }, launch: {},
+      protect: { context in custom.withLock { $0.append(context.level(as: Repair.self)) } })
+    XCTAssertEqual(custom.withLock { $0 }, [nil])
+  }
+
   func testOnlyAClosurePolicyIsCustom() {
     XCTAssertFalse(ProtectionPolicy.threshold(2).isCustom)
     XCTAssertFalse(ProtectionPolicy.escalation([("clear caches", 2)]).isCustom)

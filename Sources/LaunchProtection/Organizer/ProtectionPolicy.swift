@@ -118,3 +118,30 @@ public enum ExhaustedLevels: Sendable, Equatable, CustomStringConvertible {
     }
   }
 }
+
+extension ProtectionPolicy {
+  /// Ordered levels named by the app's own enum, so that a repair is chosen by a `switch` the
+  /// compiler checks instead of by string (see ``ProtectContext/level(as:)``):
+  /// `.escalation([Repair.clearCaches: 2, .resetConfig: 4, .wipeData: 6])`. Each level's
+  /// name is its case's raw value; `minimumCrashes` values must increase.
+  ///
+  /// - Parameter levels: each level and the consecutive-crash count at which it starts.
+  /// - Returns: a ladder policy, like the one made from names and counts.
+  public static func escalation<Level: RawRepresentable>(_ levels: KeyValuePairs<Level, Int>) -> ProtectionPolicy
+  where Level.RawValue == String {
+    escalation(levels.map { (name: $0.key.rawValue, minimumCrashes: $0.value) })
+  }
+}
+
+extension ProtectContext {
+  /// The level being attempted as the app's enum (the one its policy was made from with
+  /// `ProtectionPolicy.escalation([Repair.clearCaches: 2, …])`); nil when the level's
+  /// name is none of its cases — a custom policy's `protect` level, say — so that an unknown
+  /// level reaches `case nil`, never the most destructive repair.
+  ///
+  /// - Parameter type: the app's enum of levels.
+  /// - Returns: the case named like the level, or nil.
+  public func level<Level: RawRepresentable>(as type: Level.Type) -> Level? where Level.RawValue == String {
+    Level(rawValue: level.name)
+  }
+}

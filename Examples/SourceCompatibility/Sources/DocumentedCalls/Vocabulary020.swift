@@ -41,3 +41,20 @@ public func serviceVocabulary(_ organizer: LaunchOrganizer) async {
   await service.markLaunchingFinished()
   organizer.stopRequested()
 }
+
+/// Getting started's typed ladder.
+public func typedLadder(_ organizer: LaunchOrganizer) {
+  enum Repair: String { case clearCaches, resetConfig, wipeData }
+  organizer.finishLaunching(
+    policy: .escalation([Repair.clearCaches: 2, .resetConfig: 4, .wipeData: 6]),
+    launch: {},
+    protect: { context in
+      switch context.level(as: Repair.self) {
+      case .clearCaches: clearCaches()
+      case .resetConfig: resetConfiguration()
+      case .wipeData: wipeData()
+      case nil: break
+      }
+      organizer.protectFinished()
+    })
+}
