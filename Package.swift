@@ -116,7 +116,12 @@ let package = Package(
     .target(name: "RegisteredTaskFixtures", dependencies: ["LaunchTasks"], path: "Tests/RegisteredTaskFixtures"),
     .testTarget(
       name: "LaunchTasksTests", dependencies: ["LaunchTasks", "Failpoints", "RegisteredTaskFixtures", "TestSupport"]),
-    .testTarget(name: "ChaosKitTests", dependencies: ["ChaosKit", "ChaosBench", "Failpoints", "TestSupport"]),
+    .testTarget(name: "ChaosKitTests", dependencies: ["ChaosKit", "Failpoints", "TestSupport"]),
+    .testTarget(name: "ChaosBenchTests", dependencies: ["ChaosBench", "TestSupport"]),
+    // ChaosProbe and crash capture seen from outside, in real processes of the reference app;
+    // ChaosKit reads what they write (events, crash records) and symbolizes the backtraces.
+    .testTarget(name: "ChaosProbeTests", dependencies: ["ChaosKit", "TestSupport"]),
+    .testTarget(name: "CrashCaptureTests", dependencies: ["ChaosKit", "TestSupport"]),
     .testTarget(
       name: "LaunchProtectionTests",
       dependencies: ["LaunchProtection", "Failpoints", "TestSupport"]

@@ -91,4 +91,16 @@ final class EventDecoderPositionTests: XCTestCase {
       XCTAssertEqual("\(error)", "e.ndjson:1:1: 'launch' event: missing field 'count'")
     }
   }
+
+  /// Every events reproducer decodes or fails naming its line; its crash records decode or throw.
+  func testEveryEventsReproducerDecodesOrFails() {
+    for (name, data) in FuzzReproducers.all("fuzz-events") + FuzzReproducers.all("fuzz-crash-record") {
+      do {
+        let result = try EventDecoder.decode(data, path: name)
+        for event in result.events where event.name == "crash" { _ = try? CrashRecord(event: event) }
+      } catch {
+        XCTAssertGreaterThanOrEqual(error.line, 1, "\(name): \(error)")
+      }
+    }
+  }
 }

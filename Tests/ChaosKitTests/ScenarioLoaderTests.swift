@@ -185,4 +185,12 @@ final class ScenarioLoaderTests: XCTestCase {
       "name: c\nlaunches:\n  - container: 1s\n    expect: {}\n", line: 3, column: 16,
       "'container' must be true or false")
   }
+
+  /// Every scenario reproducer parses or fails with a located error.
+  func testEveryScenarioReproducerIsAnError() {
+    for (name, data) in FuzzReproducers.all("fuzz-scenario") {
+      let text = String(decoding: data, as: UTF8.self)
+      XCTAssertThrowsError(try ScenarioLoader.parse(text, path: name), name)
+    }
+  }
 }

@@ -3,6 +3,9 @@ import Synchronization
 import XCTest
 
 final class ProtectModeTests: XCTestCase {
+  /// Something a held launch captures, to see when it is let go.
+  private final class Captured: Sendable {}
+
   private func crash(_ launches: SimulatedLaunches, times: Int) {
     for _ in 0..<times {
       launches.organizer().finishLaunching(policy: .threshold(1000), launch: {}, protect: { _ in })
@@ -78,6 +81,24 @@ final class ProtectModeTests: XCTestCase {
     XCTAssertEqual(recorder.count(of: "launch ran"), 1)
     XCTAssertEqual(try launches.state()?.consecutiveCrashes, 0)
     XCTAssertNil(try launches.state()?.attemptedProtectLevel)
+  }
+
+  /// The held launch runs once and is then let go: what it captured does not live on in the
+  /// organizer (a server's whole start-up graph, for the life of the process).
+  func testTheHeldLaunchIsReleasedOnceItRan() {
+    let launches = SimulatedLaunches()
+    for _ in 0..<2 { launches.organizer().finishLaunching(policy: .threshold(2), launch: {}, protect: { _ in }) }
+    let organizer = launches.organizer()
+    weak var released: Captured?
+    do {
+      let captured = Captured()
+      released = captured
+      organizer.finishLaunching(
+        policy: .threshold(2), launch: { _ = captured }, protect: { _ in organizer.protectFinished() })
+    }
+    XCTAssertEqual(organizer.currentMode, .relaunched(after: ProtectLevel(number: 1, name: "protect", minimumCrashes: 2)))
+    XCTAssertNil(released, "the held launch was let go after it ran")
+    withExtendedLifetime(organizer) {}
   }
 
   func testProtectModeWithoutProtectFinishedNeverRunsTheLaunch() throws {

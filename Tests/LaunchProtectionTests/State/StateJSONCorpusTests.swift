@@ -8,8 +8,9 @@ import XCTest
 /// the same state, or a failure for both.
 final class StateJSONCorpusTests: XCTestCase {
   func testTheFuzzCorpusDecodesAsFoundationDecodesIt() throws {
+    // Tests/LaunchProtectionTests/State/this file → the package root's Fuzz/.
     let fuzz = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-      .deletingLastPathComponent().appendingPathComponent("Fuzz")
+      .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fuzz")
     var compared = 0
     for folder in ["Corpus/fuzz-state-file", "Regressions/fuzz-state-file"] {
       let directory = fuzz.appendingPathComponent(folder)
@@ -38,7 +39,7 @@ final class StateJSONCorpusTests: XCTestCase {
     // fraction, which this codec rejects as not a whole number; it rejects the Double `0E1`
     // (not `0E+1` or `-0E1`), which this codec reads as 0.
     let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-      .appendingPathComponent("Fixtures/state-files")
+      .deletingLastPathComponent().appendingPathComponent("Fixtures/state-files")
     var seeds: [[UInt8]] = []
     for name in try FileManager.default.contentsOfDirectory(atPath: fixtures.path).sorted() {
       let bytes = Array(try Data(contentsOf: fixtures.appendingPathComponent(name)))

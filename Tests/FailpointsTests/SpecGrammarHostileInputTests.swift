@@ -4,7 +4,7 @@ import XCTest
 
 /// Failpoint specs from the fuzzer (Fuzz/, CI/fuzz `fuzz-failpoint-spec`): whatever the text,
 /// the parser returns specs or a `FailpointSpecError` pointing into it, never crashes.
-final class FuzzRegressionTests: XCTestCase {
+final class SpecGrammarHostileInputTests: XCTestCase {
   /// Fuzz/Regressions/fuzz-failpoint-spec, found from this file's path.
   static let regressions = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

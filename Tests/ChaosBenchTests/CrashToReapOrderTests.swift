@@ -4,7 +4,7 @@ import XCTest
 
 /// Crash-to-reap runs its setups in turn; a crash is slower right after some setups (the Swift
 /// runtime's backtracer), so the orders must give every setup every predecessor alike.
-final class ReapOrderingTests: XCTestCase {
+final class CrashToReapOrderTests: XCTestCase {
   func testConsecutiveNumbersRunThroughEveryOrderOnce() {
     for count in 1...5 {
       let items = Array(0..<count)

@@ -13,7 +13,7 @@ final class StateJSONTests: XCTestCase {
   /// encoded with `JSONEncoder` (two real launches, three crafted states with every field,
   /// escapes and extreme times).
   private static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .deletingLastPathComponent().appendingPathComponent("Fixtures/state-files")
+    .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures/state-files")
 
   private func fixtureFiles() throws -> [(name: String, bytes: [UInt8])] {
     let names = try FileManager.default.contentsOfDirectory(atPath: Self.fixtures.path).filter { $0.hasSuffix(".json") }

@@ -1,14 +1,19 @@
 import Foundation
-import LaunchProtection
 import XCTest
 
-// A state file's slots: the length field each slot carries, and the slot size's boundary.
+@testable import LaunchProtection
 
-/// The slot format's own `len` field: a slot whose length is damaged (too long, past the slot,
-/// off by one, not digits) is not whole, and the reader falls back to the other slot; with
-/// both damaged the file is corrupt and moved aside. Never a trap, never a wrong state.
-final class SlotLengthTests: XCTestCase {
+/// A state file's slots (`.processCrash` durability): the length field each slot carries, the
+/// slot size's boundary and the sequence number's largest value.
+final class StateSlotTests: XCTestCase {
   private let slotSize = 4096
+
+  // MARK: The length field
+
+  // The slot format's own `len` field: a slot whose length is damaged (too long, past the slot,
+  // off by one, not digits) is not whole, and the reader falls back to the other slot; with
+  // both damaged the file is corrupt and moved aside. Never a trap, never a wrong state.
+
   private let lengthKey = Array(#""len":""#.utf8)
 
   /// Two crashed launches: slot 0 holds seq 1 (count 0), slot 1 seq 2 (count 1).
@@ -81,12 +86,11 @@ final class SlotLengthTests: XCTestCase {
     }
     XCTAssertTrue(detail.contains("neither of the two state slots"), detail)
   }
-}
 
-/// The slot size at its boundary: a state whose slot line (header, JSON, `}` and newline) is
-/// exactly 4096 bytes fits the smallest slots; one byte more doubles them.
-final class SlotSizeTests: XCTestCase {
-  private let slotSize = 4096
+  // MARK: The slot size
+
+  // The slot size at its boundary: a state whose slot line (header, JSON, `}` and newline) is
+  // exactly 4096 bytes fits the smallest slots; one byte more doubles them.
 
   /// Writes a state whose last crash cause's detail is `length` bytes long; returns the file's bytes.
   private func write(detailLength length: Int, in directory: String) throws -> [UInt8] {
@@ -117,5 +121,41 @@ final class SlotSizeTests: XCTestCase {
     let over = try write(detailLength: exact + 1, in: directory)
     XCTAssertEqual(over.count, 4 * slotSize, "one byte more does not fit")
     XCTAssertEqual(try StateStore(directory: directory).read()?.lastCrashCause?.detail?.count, exact + 1)
+  }
+
+  // MARK: The sequence number
+
+  // The slot's sequence number at its largest (16 digits): the update that takes the last number
+  // is written in place, and the one after it rewrites the file from sequence 1 — the state is
+  // never lost on the way.
+
+  func testUpdatesAtAndPastTheLastSequenceNumberKeepTheState() throws {
+    let launches = SimulatedLaunches()
+    let directory = launches.stateDirectory
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    var state = LaunchState()
+    state.consecutiveCrashes = 3
+    XCTAssertNil(StateStore(directory: directory).overwrite(state))
+    // The same state written back as one number short of the last.
+    let path = directory + "/launch-state.json"
+    let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+    guard case .success(let decoded) = StateFileFormat.decodeSlots(bytes) else {
+      return XCTFail("the store wrote a slotted file")
+    }
+    let file = StateFileFormat.file(json: decoded.stateJSON, sequence: StateFileFormat.maximumSequence - 1)
+    try Data(file.bytes).write(to: URL(fileURLWithPath: path))
+    XCTAssertEqual(try StateStore(directory: directory).read()?.consecutiveCrashes, 3)
+
+    // Updates as a launch makes them (in place), not overwrites (which start a new file).
+    for count in [4, 5] {
+      let (_, problems) = StateStore(directory: directory).update { $0.consecutiveCrashes = count }
+      XCTAssertEqual(problems, [], "update to \(count)")
+      XCTAssertEqual(try StateStore(directory: directory).read()?.consecutiveCrashes, count, "update to \(count)")
+    }
+    let layout = StateFileFormat.decodeSlots([UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
+    guard case .success(let last) = layout, case .slots(_, _, let sequence) = last.layout else {
+      return XCTFail("a slotted file after the updates")
+    }
+    XCTAssertEqual(sequence, 1, "past the last number the file starts again from 1")
   }
 }

@@ -7,7 +7,7 @@ import XCTest
 
 /// The stop watcher against the launch's own thread: a launch that finishes at the worst
 /// moment of the watcher's work must leave nothing behind that can take the process down.
-final class StopWatcherRaceTests: XCTestCase {
+final class StopWatcherTests: XCTestCase {
   /// The watcher found that libdispatch took SIGTERM during the launch (an app made a Dispatch
   /// signal source, as Vapor's serve command and ServiceGroup do) and, before it adopted the
   /// new owner, the launch finished. The watcher used to make its Dispatch source anyway, find

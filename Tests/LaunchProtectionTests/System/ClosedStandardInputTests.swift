@@ -8,7 +8,7 @@ import XCTest
 /// the state store must use it like any other descriptor (a `> 0` check would take the lock or
 /// the state file for a failure) and close it like any other when a write fails, or every
 /// failed write leaks a descriptor for the rest of the process's life.
-final class DescriptorZeroTests: XCTestCase {
+final class ClosedStandardInputTests: XCTestCase {
   /// Runs `body` with descriptor 0 free, as in a daemon whose stdin is closed, then puts the
   /// test's stdin back. `zeroStillOpen` says whether body left something open as descriptor 0.
   private func withDescriptorZeroFree<T>(_ body: () throws -> T) rethrows -> (result: T, zeroStillOpen: Bool) {

@@ -1,21 +1,48 @@
+import Foundation
 import XCTest
 
 @testable import LaunchProtection
 
-/// `exit(0)` during the launch is a clean exit, recorded by the exit tracker: it must hold the
-/// organizer of an unfinished launch, whatever the app keeps.
-final class ExitTrackerTests: XCTestCase {
-  func testAnUnfinishedLaunchsOrganizerIsKeptForExitAndLetGoOnceFinished() throws {
-    weak var released: LaunchOrganizer?
-    do {
-      let organizer = LaunchOrganizer(configuration: SimulatedLaunches().configuration())
-      organizer.finishLaunching(policy: .threshold(100), launch: {}, protect: { _ in })
-      released = organizer
+/// The real liveness check (`LaunchEnvironment.system`): this process is alive, a child that
+/// exited and was not yet reaped (a zombie: its pid and start time still match) is not, and a
+/// reused pid is not the launch that had it.
+final class LivenessTests: XCTestCase {
+  func testThisProcessIsAliveAndAZombieIsNot() throws {
+    let system = LaunchEnvironment.system
+    XCTAssertTrue(system.isAlive(system.current()))
+
+    var pid: pid_t = 0
+    let arguments: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/true"), nil]
+    defer { for argument in arguments { free(argument) } }
+    XCTAssertEqual(posix_spawn(&pid, "/bin/true", nil, nil, arguments, environ), 0)
+    defer {
+      var status: Int32 = 0
+      waitpid(pid, &status, 0)
     }
-    let organizer = try XCTUnwrap(released, "the app let its organizer go mid-launch; the tracker must keep it")
-    XCTAssertTrue(ExitTracker.shared.trackedOrganizers().contains { $0 === organizer })
-    organizer.launchingFinished()
-    XCTAssertFalse(ExitTracker.shared.trackedOrganizers().contains { $0 === organizer })
+    // Not reaped: it stays a zombie until the waitpid above.
+    var stat: (state: String, startTime: UInt64)?
+    for _ in 0..<2_000 where stat?.state != "Z" {
+      stat = Self.stat(of: pid)
+      usleep(1_000)
+    }
+    XCTAssertEqual(stat?.state, "Z")
+    let startTime = try XCTUnwrap(stat?.startTime)
+    let identity = ProcessIdentity(pid: pid, startTime: startTime, bootID: system.current().bootID)
+    XCTAssertFalse(system.isAlive(identity), "a zombie is not running")
+    var reused = system.current()
+    reused.startTime += 1
+    XCTAssertFalse(system.isAlive(reused), "another start time on the same pid is another process")
+  }
+
+  /// Field 3 (state) and 22 (start time) of `/proc/<pid>/stat`, read here independently of
+  /// the library's own parser.
+  private static func stat(of pid: pid_t) -> (state: String, startTime: UInt64)? {
+    guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+      let close = text.lastIndex(of: ")")
+    else { return nil }
+    let fields = text[text.index(after: close)...].split(separator: " ")
+    guard fields.count > 19, let start = UInt64(fields[19]) else { return nil }
+    return (String(fields[0]), start)
   }
 }
 

@@ -4,7 +4,7 @@ import XCTest
 
 /// The documented range of persisted values at its edges: the last value inside is read, the
 /// first one outside makes the file corrupt.
-final class StateBoundsTests: XCTestCase {
+final class StateValidationTests: XCTestCase {
   /// Writes `state` as a bare JSON file (as a tool would) and reads it back.
   private func readBack(_ state: LaunchState) throws -> LaunchState? {
     let launches = SimulatedLaunches()

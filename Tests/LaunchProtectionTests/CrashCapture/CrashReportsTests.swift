@@ -3,9 +3,10 @@ import XCTest
 
 @testable import LaunchProtection
 
-/// When several crash reports wait in the state directory (a crash after the launch and a
-/// sibling's, say), the next launch takes the newest as the previous crash and consumes them all.
-final class CrashReportChoiceTests: XCTestCase {
+/// The crash reports a handler leaves in the state directory: when several wait (a crash after
+/// the launch and a sibling's, say), the next launch takes the newest as the previous crash and
+/// consumes them all; with no marker and the same build it leaves them alone.
+final class CrashReportsTests: XCTestCase {
   private func report(_ directory: String, pid: Int, signal: String, at time: Double) throws {
     let path = "\(directory)/crash-\(pid)-\(pid).json"
     let line = #"{"signal_name":"\#(signal)","pid":\#(pid),"after_launch":true,"frames":[]}"# + "\n"
@@ -174,5 +175,20 @@ final class CrashReportChoiceTests: XCTestCase {
     XCTAssertEqual(organizer.status.decision?.previousCrash?.pid, 604)
     XCTAssertTrue(FileManager.default.fileExists(atPath: marker(directory)), "a report remains: marked again")
     XCTAssertEqual(descriptorsAfter, descriptorsBefore, "the marker made again was closed")
+  }
+
+  /// With no marker and the same build, a launch leaves the directory alone: a report there
+  /// that no handler marked (one it cannot read, say) gets no marker from the launch either.
+  func testALaunchWithoutAMarkerLeavesTheReportsAlone() throws {
+    let launches = SimulatedLaunches()
+    let directory = launches.stateDirectory
+    let first = launches.organizer()
+    first.finishLaunching(policy: .threshold(100), launch: {}, protect: { _ in })
+    first.launchingFinished()
+    try Data("not a report".utf8).write(to: URL(fileURLWithPath: directory + "/crash-9-9.json"))
+    let next = launches.organizer()
+    next.finishLaunching(policy: .threshold(100), launch: {}, protect: { _ in })
+    XCTAssertFalse(FileManager.default.fileExists(atPath: directory + "/" + CrashReports.markerName))
+    XCTAssertTrue(FileManager.default.fileExists(atPath: directory + "/crash-9-9.json"), "untouched")
   }
 }

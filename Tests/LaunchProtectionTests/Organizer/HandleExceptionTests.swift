@@ -3,7 +3,7 @@ import XCTest
 
 /// `handleException` stores what a reporter says within the bounds a state may hold: an empty
 /// or oversized cause must never make the next launch's state file corrupt.
-final class HandleExceptionBoundsTests: XCTestCase {
+final class HandleExceptionTests: XCTestCase {
   /// Records a cause in one launch; returns the next launch's organizer.
   private func recordThenLaunch(_ type: String, detail: String?) -> (SimulatedLaunches, LaunchOrganizer) {
     let launches = SimulatedLaunches()
