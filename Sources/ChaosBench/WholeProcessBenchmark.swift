@@ -102,9 +102,12 @@ public struct WholeProcessBenchmark: Sendable {
     progress("building Examples/Footprint, release, dynamic and --static-swift-stdlib")
     let dynamic = try build(static: false)
     let statics = try build(static: true)
-    // A state directory per protected program: one shared by two binaries would see the
-    // executable change at every launch, which resets the count and looks for crash reports.
-    func state(_ name: String) -> String { workDirectory + "/whole-process-state-" + name }
+    let installed = [
+      "dynamic": try install(dynamic, linkage: "dynamic"), "static": try install(statics, linkage: "static"),
+    ]
+    // A state directory per binary: one shared by two (dynamic and static) sees a new executable
+    // at every launch, which resets the count and lists the directory for crash reports.
+    func state(_ name: String, _ linkage: String) -> String { workDirectory + "/state-\(name)-\(linkage)" }
     let programs = Self.programs
     var runs: [String: [(linkage: String, nanoseconds: UInt64)]] = [:]
     // Per linkage and program: the rounds' ratios to the hello, wall clock and CPU time.
@@ -113,13 +116,14 @@ public struct WholeProcessBenchmark: Sendable {
     let loadAverage = Self.loadAverage()
     progress("start-to-exit, \(pairs) rounds per linkage, each program once per round")
     for round in 0...pairs {
-      for (linkage, directory) in [("dynamic", dynamic), ("static", statics)] {
+      for linkage in ["dynamic", "static"] {
+        let directory = installed[linkage]!
         // Rotate the order, so that no program always follows the same one.
         let order = (0..<programs.count).map { programs[($0 + round) % programs.count] }
         var times: [String: Run] = [:]
         for name in order {
           let run = try Self.time(
-            directory + "/" + name, arguments: name.hasPrefix("protected-launch") ? [state(name)] : [])
+            directory + "/" + name, arguments: name.hasPrefix("protected-launch") ? [state(name, linkage)] : [])
           times[name] = run
           if round > 0 { runs[name, default: []].append((linkage, run.nanoseconds)) }
         }
@@ -168,84 +172,6 @@ public struct WholeProcessBenchmark: Sendable {
       try Self.swift(arguments + ["--product", product])
     }
     return try Self.swift(arguments + ["--show-bin-path"]).trimmingCharacters(in: .whitespacesAndNewlines)
-  }
-
-  @discardableResult
-  private static func swift(_ arguments: [String]) throws -> String {
-    try run(["swift"] + arguments)
-  }
-
-  /// `command` through `/usr/bin/env`; its output, or an error with it when it fails.
-  @discardableResult
-  private static func run(_ command: [String]) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = command
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = output
-    try process.run()
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
-      throw BenchError("\(command.joined(separator: " ")) failed:\n\(text.suffix(2000))")
-    }
-    return text
-  }
-
-  private static func size(_ path: String) throws -> Int {
-    var info = stat()
-    guard stat(path, &info) == 0 else { throw BenchError("cannot stat \(path): errno \(errno)") }
-    return Int(info.st_size)
-  }
-
-  /// The size of a copy of `path` stripped by `strip option` (binutils), bytes.
-  private static func strippedSize(_ path: String, option: String) throws -> Int {
-    let copy = path + ".stripped"
-    defer { unlink(copy) }
-    try run(["strip", option, "-o", copy, path])
-    return try size(copy)
-  }
-
-  /// The 1-minute load average, or nil when `/proc/loadavg` cannot be read.
-  private static func loadAverage() -> Double? {
-    guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8) else { return nil }
-    return text.split(separator: " ").first.flatMap { Double($0) }
-  }
-
-  /// One run's wall-clock and CPU time.
-  private struct Run {
-    /// `posix_spawn` to `waitpid`, ns.
-    var nanoseconds: UInt64
-    /// User + system CPU time of the child, µs (`wait4`).
-    var cpuMicroseconds: Int
-  }
-
-  /// One run: ns from `posix_spawn` to `wait4`, and the child's CPU time.
-  private static func time(_ path: String, arguments: [String]) throws -> Run {
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-    let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
-    defer { for pointer in argv { free(pointer) } }
-    var pid: pid_t = 0
-    let started = MonotonicClock.nanoseconds()
-    let spawned = posix_spawn(&pid, path, &actions, nil, argv, environ)
-    guard spawned == 0 else { throw BenchError("cannot spawn \(path): errno \(spawned)") }
-    var status: Int32 = 0
-    var usage = rusage()
-    while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
-    let ended = MonotonicClock.nanoseconds()
-    guard status == 0 else { throw BenchError("\(path) exited with wait status \(status)") }
-    func microseconds(_ time: timeval) -> Int { Int(time.tv_sec) * 1_000_000 + Int(time.tv_usec) }
-    return Run(
-      nanoseconds: ended - started, cpuMicroseconds: microseconds(usage.ru_utime) + microseconds(usage.ru_stime))
-  }
-
-  private static func median(_ values: [Double]) -> Double {
-    let sorted = values.sorted()
-    return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
   }
 }
 
