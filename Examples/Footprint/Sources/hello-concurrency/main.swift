@@ -12,9 +12,10 @@
   await withCheckedContinuation { continuation in continuation.resume(returning: 42) }
 }
 
-// Referenced, never called: the bench passes no arguments.
-if CommandLine.arguments.count > 9 {
+// Referenced, never called (the clock is past 1970), so the program does what the hello does.
+let seconds = Date().timeIntervalSince1970
+if seconds < 0 {
   let function: () async -> Int = answer
   print(function)
 }
-print("hello at \(Date().timeIntervalSince1970 > 0)")
+print("hello at \(seconds > 0)")
