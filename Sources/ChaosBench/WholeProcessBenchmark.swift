@@ -11,10 +11,11 @@ import Foundation
 /// code and data. Two context programs run beside them: `hello-concurrency` (the hello with
 /// Swift's concurrency runtime and libdispatch linked, as by any async code) and
 /// `protected-launch-without-stop-watcher` (`ignoreTermination = false`). Start-to-exit is
-/// `posix_spawn` to `waitpid`, in rounds that run every program once, in an order that rotates
-/// from round to round; beside it, each run's CPU time (user + system, from `wait4`), which a machine loaded by
-/// other work disturbs less than the wall clock. (Not peak RSS: a child of `posix_spawn`
-/// reports the parent's, whose memory it shared until its exec.)
+/// `posix_spawn` to `wait4` of copies of the binaries (`install`), in rounds that run every
+/// program once, in an order that rotates from round to round; beside it, each run's CPU time
+/// (user + system), which a machine loaded by other work disturbs less than the wall clock.
+/// (Not peak RSS: a child of `posix_spawn` reports the parent's, whose memory it shared until
+/// its exec.)
 public struct WholeProcessBenchmark: Sendable {
   /// One program's figures.
   public struct Program: Codable, Sendable {
@@ -45,11 +46,11 @@ public struct WholeProcessBenchmark: Sendable {
     public var protectedWithoutStopWatcher: Program
     /// Rounds timed per linkage (each runs every program once).
     public var pairs: Int
-    /// Median over the pairs of protected / hello start-to-exit, dynamic binaries.
+    /// Median over the rounds of protected / hello start-to-exit, dynamic binaries.
     public var dynamicRatio: Double
     /// The same, static binaries.
     public var staticRatio: Double
-    /// Median over the pairs of protected / hello CPU time (user + system), dynamic binaries.
+    /// Median over the rounds of protected / hello CPU time (user + system), dynamic binaries.
     public var dynamicCPURatio: Double
     /// The same, static binaries.
     public var staticCPURatio: Double
