@@ -3,8 +3,9 @@ import PackageDescription
 
 // Tiny programs, each linking one LaunchChaos product and nothing else, and a hello that
 // imports FoundationEssentials. CI/foundation-check builds them and fails when one needs a
-// Foundation or ICU library (`objdump -p`); `chaos bench --whole-process` compares the
-// protected program (`protected-launch`) with the hello in size and start-to-exit time.
+// Foundation or ICU library (`objdump -p`); `chaos bench --only whole-process` compares the
+// protected program (`protected-launch`) with the hello in size and start-to-exit time, with two
+// context programs beside them (`hello-concurrency`, `protected-launch-without-stop-watcher`).
 let package = Package(
   name: "Footprint",
   dependencies: [
@@ -14,6 +15,12 @@ let package = Package(
     .executableTarget(name: "hello-essentials"),
     .executableTarget(
       name: "protected-launch", dependencies: [.product(name: "LaunchProtection", package: "LaunchChaos")]),
+    // Context rows of the bench: the hello with Swift concurrency linked, and the protected
+    // program without the SIGTERM watcher.
+    .executableTarget(name: "hello-concurrency"),
+    .executableTarget(
+      name: "protected-launch-without-stop-watcher",
+      dependencies: [.product(name: "LaunchProtection", package: "LaunchChaos")]),
     .executableTarget(name: "uses-launch-tasks", dependencies: [.product(name: "LaunchTasks", package: "LaunchChaos")]),
     .executableTarget(name: "uses-failpoints", dependencies: [.product(name: "Failpoints", package: "LaunchChaos")]),
     .executableTarget(name: "uses-chaos-probe", dependencies: [.product(name: "ChaosProbe", package: "LaunchChaos")]),

@@ -148,7 +148,7 @@ struct BenchCommand: ParsableCommand {
       guard let package = WholeProcessBenchmark.findPackage(from: "/proc/self/exe") else {
         throw ValidationError("whole-process: Examples/Footprint not found above chaos or the current directory")
       }
-      report.wholeProcess = try WholeProcessBenchmark(package: package, pairs: 30, workDirectory: work).run(
+      report.wholeProcess = try WholeProcessBenchmark(package: package, pairs: 100, workDirectory: work).run(
         progress: say)
       print(BenchTables.wholeProcess(report.wholeProcess!))
     }

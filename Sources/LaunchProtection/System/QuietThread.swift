@@ -15,12 +15,21 @@ import CCrashCapture
 /// A bare detached pthread, not Foundation's `Thread`: this runs on a fresh process's launch
 /// path, where `Thread`'s set-up (its object, its name, a malloc arena made by the new
 /// thread's first allocation) cost about as much as the rest of the launch.
+///
+/// The new thread allocates nothing before its body does: glibc gives a thread's first
+/// `malloc` (or `free`) an arena of its own (a 128 MiB `mmap`, two `munmap`s, an `mprotect`
+/// and the faults of a fresh heap), and the stop watcher, which allocates nothing while it
+/// waits, then never makes one. Its name used to be converted to a C string on the new thread
+/// (that first allocation): about 5% of a fresh static program's start-to-exit on a loaded
+/// machine (`chaos bench --only whole-process`).
 enum QuietThread {
   private final class Work {
-    let name: String
+    /// The name as a C string, converted by the creating thread (a `String` passed to C on the
+    /// new thread is copied into a fresh array there: its first allocation).
+    let name: [CChar]
     let body: @Sendable () -> Void
     init(name: String, body: @escaping @Sendable () -> Void) {
-      self.name = name
+      self.name = Array(name.utf8CString)
       self.body = body
     }
   }
@@ -46,7 +55,7 @@ enum QuietThread {
       { context in
         let work = Unmanaged<Work>.fromOpaque(context!).takeRetainedValue()
         // Named from the thread itself, so it shows in /proc, gdb, top and crash records.
-        lcc_name_current_thread(work.name)
+        work.name.withUnsafeBufferPointer { lcc_name_current_thread($0.baseAddress) }
         work.body()
         return nil
       }, work)
