@@ -9,7 +9,7 @@ var configuration = LaunchOrganizer.Configuration(stateDirectory: directory)
 configuration.ignoreTermination = false
 let organizer = LaunchOrganizer(configuration: configuration)
 organizer.finishLaunching(
-  shouldProtect: { count in count >= 2 },
+  policy: .threshold(2),
   launch: { organizer.launchingFinished() },
-  protect: { organizer.protectFinished() })
-print("hello, protected (\(organizer.mode))")
+  protect: { _ in organizer.protectFinished() })
+print("hello, protected (\(organizer.status.mode))")
