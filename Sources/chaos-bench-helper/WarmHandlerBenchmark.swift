@@ -20,6 +20,6 @@ enum WarmHandlerBenchmark {
   /// A few real frames under the walk, about as deep as a task's crash.
   @inline(never)
   static func nestedWalk(depth: Int) -> UInt64 {
-    depth == 0 ? (CrashCapture.benchmarkWalk() ?? 0) : nestedWalk(depth: depth - 1) &+ 0
+    depth == 0 ? (CrashCapture.timeStackWalk() ?? 0) : nestedWalk(depth: depth - 1) &+ 0
   }
 }

@@ -117,13 +117,16 @@ public enum CrashCapture {
   @discardableResult
   public static func refreshModules() -> Bool { lcc_refresh_modules() == 0 }
 
-  /// Benchmark helper: walks and formats the calling thread's stack exactly as a crash would
-  /// (writing nothing) and returns the nanoseconds it took; nil when not installed.
-  /// Call it repeatedly to measure the warm path.
-  public static func benchmarkWalk() -> UInt64? {
+  /// Walks and formats the calling thread's stack exactly as a crash would (writing nothing)
+  /// and returns the nanoseconds it took; nil when not installed. `chaos bench`'s warm path.
+  package static func timeStackWalk() -> UInt64? {
     let nanoseconds = lcc_benchmark_walk()
     return nanoseconds < 0 ? nil : UInt64(nanoseconds)
   }
+
+  /// Benchmark helper: the nanoseconds a crash's stack walk takes; nil when not installed.
+  @available(*, deprecated, message: "a benchmark's hook, no longer public API")
+  public static func benchmarkWalk() -> UInt64? { timeStackWalk() }
 
   static func markLaunchFinished(_ finished: Bool) { lcc_set_launch_finished(finished ? 1 : 0) }
 

@@ -31,7 +31,7 @@ final class CrashCaptureSettingsTests: XCTestCase {
 
   /// The benchmark walk answers exactly when a handler is installed (nil, never a trap, without one).
   func testTheBenchmarkWalkAnswersOnlyWithAnInstalledHandler() {
-    XCTAssertEqual(CrashCapture.benchmarkWalk() != nil, CrashCapture.isInstalled)
+    XCTAssertEqual(CrashCapture.timeStackWalk() != nil, CrashCapture.isInstalled)
   }
 
   /// A thread the app creates gets its alternate signal stack, and is told so.
