@@ -118,6 +118,15 @@ public enum BenchTables {
           String(row.hangLaunches),
         ].map { pad($0, 14) }.joined())
     }
+    // Where a launch's time goes, at the last jobs setting.
+    if let row = rows.last, let harness = row.harnessCPUMilliseconds, let target = row.targetCPUMilliseconds {
+      lines.append(
+        "per launch at jobs \(row.jobs): CPU \(format(harness)) ms the harness, \(format(target)) ms the targets; "
+          + "wall ms per part, summed over the jobs:")
+      for part in row.parts ?? [] {
+        lines.append("  " + pad(part.name, 52, left: true) + pad(format(part.millisecondsPerLaunch), 8))
+      }
+    }
     return lines.joined(separator: "\n")
   }
 

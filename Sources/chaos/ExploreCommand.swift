@@ -168,6 +168,7 @@ struct ExploreCommand: ParsableCommand {
     }
     if live { print("") }
     print(ExploreReportText.render(report))
+    if RunProfile.enabled { print(ExploreReportText.profile(RunProfile.take(), jobs: options.jobs)) }
     if let json {
       let encoder = JSONEncoder()
       encoder.outputFormatting = [.prettyPrinted, .sortedKeys]

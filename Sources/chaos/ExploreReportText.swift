@@ -3,6 +3,29 @@ import Foundation
 
 /// The end-of-run text: totals, the coverage table, the failure.
 enum ExploreReportText {
+  /// Where the time went (`CHAOS_PROFILE=1`): each part's seconds summed over the jobs.
+  static func profile(_ parts: [(part: String, seconds: Double, count: Int)], jobs: Int) -> String {
+    var lines = ["Where the time went (seconds summed over \(jobs) jobs):"]
+    var own = rusage()
+    var children = rusage()
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &own)
+    getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &children)
+    func cpu(_ usage: rusage) -> String {
+      String(
+        format: "%.2f s user, %.2f s sys", Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6,
+        Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6)
+    }
+    lines.append("  CPU: the harness \(cpu(own)); its reaped children \(cpu(children))")
+    for part in parts {
+      lines.append(
+        "  " + part.part.padding(toLength: 48, withPad: " ", startingAt: 0)
+          + String(
+            format: "%9.2f s  %7d  %8.3f ms each", part.seconds, part.count,
+            part.seconds * 1000 / Double(max(1, part.count))))
+    }
+    return lines.joined(separator: "\n")
+  }
+
   static func render(_ report: Explorer.Report) -> String {
     var lines = [
       String(

@@ -19,6 +19,8 @@ final class ScenarioWriterTests: XCTestCase {
       let place = "\(label), launch \(index + 1)"
       XCTAssertEqual(b.failpoints, a.failpoints, place)
       XCTAssertEqual(b.parallel, a.parallel, place)
+      XCTAssertEqual(b.repeatCount, a.repeatCount, place)
+      XCTAssertEqual(b.expect.noEvents, a.expect.noEvents, place)
       XCTAssertEqual(b.timeoutSeconds, a.timeoutSeconds, place)
       XCTAssertEqual(b.before, a.before, place)
       XCTAssertEqual(b.sendSignal, a.sendSignal, place)
@@ -36,6 +38,26 @@ final class ScenarioWriterTests: XCTestCase {
       XCTAssertEqual(b.requests.map(\.afterEvent), a.requests.map(\.afterEvent), place)
       XCTAssertEqual(b.requests.map(\.optional), a.requests.map(\.optional), place)
     }
+  }
+
+  /// Issue 45: a divergence reproduced in 2 of 3 re-runs is written repeated so that it fails
+  /// reliably; the file says `repeat: 5` on the divergent launch and loads back as written.
+  func testAnIntermittentBugIsWrittenWithRepeat() throws {
+    let app = ExplorationApp(threshold: 2, levels: [], protectFinishes: true, lifeActions: ["serve"])
+    let clean = ExplorationStep(edit: nil, action: .clean)
+    let crash = ExplorationStep(edit: nil, action: .fault(point: "task.ui", kind: .segv))
+    let verdict = Verdict(reproduced: 2, reruns: 3)
+    XCTAssertTrue(verdict.isBug)
+    XCTAssertEqual(verdict.exitStatus(strictFlaky: false), 1)
+    let sequence = ExplorationSequence(seed: 1, app: app, steps: [crash, clean, clean])
+    let repeated = try XCTUnwrap(sequence.repeated(divergent: 3, rounds: verdict.rounds()))
+    let written = repeated.scenario(target: "chaos-target", baseApp: nil, path: "s.yaml")
+    let text = ScenarioWriter.yaml(written, comments: ["An intermittent bug, \(verdict.summary) re-runs"])
+    XCTAssertTrue(text.contains("repeat: 5"), text)
+    XCTAssertTrue(text.contains("reproduced in 2 of 3"), text)
+    let loaded = try roundTrip(written)
+    XCTAssertEqual(loaded.launches.map(\.repeatCount), [1, 1, 5])
+    assertSameLaunches(written, loaded, "repeated")
   }
 
   func testGeneratedSequencesSurviveTheRoundTrip() throws {

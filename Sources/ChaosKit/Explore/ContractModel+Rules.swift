@@ -95,7 +95,8 @@ extension ContractModel {
       return Self.place(of: point, in: app) == .launch && Self.sharedFaults.contains(kind)
         && neverProtects(at: base...(base + step.processes - 1), app: app)
     case .clean:
-      return neverProtects(at: 0...base, app: app) || (app.protectFinishes && app.exhaustedExitStatus == nil)
+      return neverProtects(at: 0...base, app: app)
+        || (app.protectFinishes && app.exhaustedExitStatus == nil && !app.staysDegraded)
     case .sigterm, .storageError:
       return false
     }

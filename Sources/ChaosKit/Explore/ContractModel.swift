@@ -131,6 +131,11 @@ package struct ContractModel: Sendable, Equatable {
       return (prediction, false)
     }
 
+    // Every level failed and the policy stays degraded: the repair runs (its failpoints fire,
+    // `protectFinished()` evaluates `protect.finish` before refusing), no deadline applies, and
+    // the held launch never runs.
+    let degraded = level != nil && app.staysDegraded && Self.exhausted(app, previousAttempt: previousAttempt)
+
     // 3. Run: where does the injected fault fire?
     let protect = level != nil
     var point: String?
@@ -156,8 +161,10 @@ package struct ContractModel: Sendable, Equatable {
     if protect {
       if fires(.repairStart) || (app.protectFinishes && fires(.repairFinish)) {
         died = true
-      } else if !app.protectFinishes {
-        // The launch stays held; the process exits 0 before finishing: not counted.
+      } else if !app.protectFinishes || degraded {
+        // The launch stays held (never released, or refused when degraded); the process
+        // exits 0 before finishing: not counted.
+        prediction.degraded = degraded
         prediction.outcome = .exit
         prediction.exitCode = 0
         prediction.stateCount = count
@@ -179,7 +186,8 @@ package struct ContractModel: Sendable, Equatable {
         return (prediction, false)
       }
       var end = Self.end(of: kind!, at: point, app: app)
-      if kind == .hang, app.deadlineSeconds != nil { end = (.crash, SIGABRT, nil) }  // the launch deadline ends it
+      // The launch deadline ends a hang, except in a degraded launch, which has none.
+      if kind == .hang, app.deadlineSeconds != nil, !degraded { end = (.crash, SIGABRT, nil) }
       prediction.outcome = end.outcome
       prediction.signal = end.signal
       prediction.exitCode = end.exitCode

@@ -123,6 +123,10 @@ package struct ExplorationApp: Sendable, Equatable {
   package var customProtectsAt: [Int]?
   /// The exit status of an exhausted ladder (`whenExhausted(.exit(status:))`); nil: the last level repeats.
   package var exhaustedExitStatus: Int32?
+  /// `whenExhausted(.stayDegraded)`: once every level failed, the repair runs marked
+  /// exhausted, `protectFinished()` is refused (no relaunch, no launch) and no deadline
+  /// applies; the process's clean exit from there is not counted.
+  package var staysDegraded = false
   /// `launchDeadline`: a hang during the launch ends by SIGABRT and counts.
   package var deadlineSeconds: Double?
   /// The filters of the "What counts" table the target keeps: a stop request is not counted.
@@ -153,7 +157,8 @@ package struct ExplorationApp: Sendable, Equatable {
       && lhs.levels.map(\.at) == rhs.levels.map(\.at) && lhs.protectFinishes == rhs.protectFinishes
       && lhs.lifeActionsHeld == rhs.lifeActionsHeld && lhs.lifeActions == rhs.lifeActions
       && lhs.customProtectsAt == rhs.customProtectsAt
-      && lhs.exhaustedExitStatus == rhs.exhaustedExitStatus && lhs.deadlineSeconds == rhs.deadlineSeconds
+      && lhs.exhaustedExitStatus == rhs.exhaustedExitStatus && lhs.staysDegraded == rhs.staysDegraded
+      && lhs.deadlineSeconds == rhs.deadlineSeconds
       && lhs.ignoresTermination == rhs.ignoresTermination && lhs.ignoresReboots == rhs.ignoresReboots
       && lhs.resetsOnNewBinary == rhs.resetsOnNewBinary && lhs.declared == rhs.declared && lhs.daemon == rhs.daemon
       && lhs.pointPhases == rhs.pointPhases
@@ -166,6 +171,7 @@ package struct ExplorationApp: Sendable, Equatable {
       "life_actions": .array(lifeActions.map(JSONValue.string)),
     ]
     if let exhaustedExitStatus { fields["exhausted"] = .string("exit(\(exhaustedExitStatus))") }
+    if staysDegraded { fields["exhausted"] = .string("stay-degraded") }
     // The "What counts" filters, sent only when turned off (the reference app's defaults are on).
     if !ignoresTermination { fields["ignore_termination"] = .bool(false) }
     if !ignoresReboots { fields["ignore_reboots"] = .bool(false) }
@@ -204,4 +210,6 @@ package struct Prediction: Sendable, Equatable {
   package var attemptedLevel: Int?
   /// Where the injected fault fired, if it did (for coverage).
   package var fired: String?
+  /// Every level failed and the app stays degraded (`whenExhausted(.stayDegraded)`).
+  package var degraded = false
 }

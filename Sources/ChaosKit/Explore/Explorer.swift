@@ -93,7 +93,8 @@ public struct Explorer: Sendable {
     // Exploring's runner cuts its sequences when the time is up; the replay and the shrinker's do not.
     var cutting = runOptions
     cutting.cutoff = options.seconds.map { MonotonicClock.nanoseconds() + UInt64($0 * 1e9) }
-    let explorer = ScenarioRunner(options: cutting)
+    // Generated configurations add no failpoints: the listing above checks every sequence's names.
+    cutting.failpointListing = listing
     try? FileManager.default.createDirectory(
       atPath: options.artifactsDirectory + "/explore", withIntermediateDirectories: true)
     var initial = Report(seed: options.seed)
@@ -105,6 +106,11 @@ public struct Explorer: Sendable {
       try? FileManager.default.removeItem(atPath: options.artifactsDirectory)
       return initial
     }
+    // Passed sequences' folders are removed by a background thread, off the launch path.
+    let sweeper = Sweeper()
+    var exploring = ScenarioRunner(options: cutting)
+    exploring.sweeper = sweeper
+    let explorer = exploring
     let state = Mutex(initial)
     let next = Mutex(0)
     let found = Mutex<(ExplorationSequence, ScenarioResult, Double)?>(nil)
@@ -120,6 +126,8 @@ public struct Explorer: Sendable {
         }
         let index = Self.campaignIndex(local, shardIndex: options.shardIndex, shardCount: options.shardCount)
         if let budgetSequences, index >= budgetSequences { return }
+        let wall = RunProfile.start()
+        defer { RunProfile.add("sequences (all of it)", since: wall) }
         let original = generator.sequence(seed: options.seed, index: index)
         let judgement = Judgement(original)
         let result = explorer.run(scenario(original, name: "s\(index)"), judge: judgement.judge)
@@ -171,6 +179,7 @@ public struct Explorer: Sendable {
           found.withLock { $0 == nil ? 0 : 1 })
       }
     }
+    sweeper.finish()
     var report = state.withLock { $0 }
     report.neverFired = report.declaredFailpoints.filter { (report.coverage[$0] ?? [:]).isEmpty }
     report.seconds = Date().timeIntervalSince(started)

@@ -114,6 +114,17 @@ package struct ExplorationSequence: Sendable, Equatable {
       expect.noEvents = life.absent
     }
     expect.exitCode = prediction.outcome == .exit ? prediction.exitCode : nil
+    if prediction.degraded {
+      if app.declared {
+        // How a declared app serves while degraded (exits, or stays up in a maintenance mode) is its own.
+        expect.outcome = nil
+        expect.exitCode = nil
+      }
+      expect.events = [EventPattern(name: "protect_exhausted", fields: ["action": .string("stay-degraded")])]
+      expect.noEvents = [
+        EventPattern(name: "relaunch", fields: [:]), EventPattern(name: "launching_finished", fields: [:]),
+      ]
+    }
     expect.count = prediction.count
     expect.mode = prediction.mode
     expect.level = prediction.level
@@ -188,9 +199,15 @@ package struct SequenceGenerator: Sendable {
       lifeActions: Self.lifeActionChoices.randomElement(using: &random)!)
     // Some hold their life actions in protect mode and perform them after the relaunch.
     if app.protectFinishes, Double.random(in: 0..<1, using: &random) < 0.35 { app.lifeActionsHeld = true }
-    // Some configurations end hangs with a launch deadline, some exit once every level failed.
+    // Some configurations end hangs with a launch deadline; some exit once every level failed,
+    // some stay degraded (one draw for both, so the random stream stays as it was).
     if Double.random(in: 0..<1, using: &random) < 0.3 { app.deadlineSeconds = 0.3 }
-    if Double.random(in: 0..<1, using: &random) < 0.2 { app.exhaustedExitStatus = 75 }
+    let exhausted = Double.random(in: 0..<1, using: &random)
+    if exhausted < 0.2 {
+      app.exhaustedExitStatus = 75
+    } else if exhausted < 0.35 {
+      app.staysDegraded = true
+    }
     // Some turn a filter of "What counts" off: a stop, a reboot or a new binary then changes nothing.
     if Double.random(in: 0..<1, using: &random) < 0.15 { app.ignoresTermination = false }
     if Double.random(in: 0..<1, using: &random) < 0.15 { app.ignoresReboots = false }

@@ -80,6 +80,7 @@ enum Shrinker {
       result.append(candidate)
     }
     if app.exhaustedExitStatus != nil { with { $0.exhaustedExitStatus = nil } }
+    if app.staysDegraded { with { $0.staysDegraded = false } }
     if app.lifeActionsHeld { with { $0.lifeActionsHeld = false } }
     if app.lifeActions.count > 1 { with { $0.lifeActions.removeLast() } }
     if app.deadlineSeconds != nil { with { $0.deadlineSeconds = nil } }

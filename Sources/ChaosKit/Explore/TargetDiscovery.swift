@@ -80,6 +80,7 @@ package enum TargetDiscovery {
     default:
       throw Failure(description: "\(target): policy kind must be ladder or custom")
     }
+    if policy["exhausted"]?.string == "stay-degraded" { app.staysDegraded = true }
     if let exhausted = policy["exhausted"]?.string, exhausted.hasPrefix("exit("), exhausted.hasSuffix(")") {
       app.exhaustedExitStatus = Int32(exhausted.dropFirst(5).dropLast())
     }

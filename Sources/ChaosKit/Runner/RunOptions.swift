@@ -24,6 +24,10 @@ public struct RunOptions: Sendable {
   /// way then has its process groups killed, a request command too, and the scenario ends
   /// there with `ScenarioResult.cutAtLaunch` set; nil: never.
   package var cutoff: UInt64?
+  /// The target's failpoints, listed once by the caller (`chaos explore`): scenario names are
+  /// checked against it instead of a run of the target per new `CHAOS_APP` (each generated
+  /// sequence has its own, and that run was one in ten of exploring's processes).
+  package var failpointListing: TargetFailpoints.Listing?
 
   /// Whether the cutoff has passed.
   package var isCut: Bool { cutoff.map { MonotonicClock.nanoseconds() >= $0 } ?? false }

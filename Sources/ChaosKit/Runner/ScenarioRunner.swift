@@ -27,6 +27,7 @@ public struct ScenarioRunner: Sendable {
     var result = ScenarioResult(
       path: scenario.path, name: scenario.name, group: scenario.group, status: .passed, messages: [], processes: [],
       seconds: 0, artifacts: workDirectory)
+    var profiled = RunProfile.start()
     FileTree.remove(workDirectory)
     do {
       if sweeper?.reuse(as: workDirectory) != true { try FileTree.makeDirectories(workDirectory) }
@@ -40,6 +41,7 @@ public struct ScenarioRunner: Sendable {
       defer { dependency?.close() }
       // The protocol promises an existing, empty state directory when a scenario starts.
       try FileTree.makeDirectories(stateDirectory)
+      RunProfile.add("scenario start (folders, target, failpoint names)", since: profiled)
       var stoppedEarlier: [pid_t: Int] = [:]
       var restarts = KubeletRestarts()
       launches: for (index, spec) in scenario.launches.enumerated() {
@@ -48,6 +50,7 @@ public struct ScenarioRunner: Sendable {
           result.cutAtLaunch = number
           break launches
         }
+        let setupStarted = RunProfile.start()
         do {
           for action in judge?.setup(number) ?? spec.before {
             if case .newBinary = action { target = try copyBinary(target, into: workDirectory + "/bin-\(number)") }
@@ -59,6 +62,7 @@ public struct ScenarioRunner: Sendable {
             path: scenario.path, line: spec.line, column: 1,
             message: "launch \(number), before: \(error.line == 0 ? error.path + ": " : "")\(error.message)")
         }
+        RunProfile.add("before: state edits, new binary copies", since: setupStarted)
         for iteration in 1...spec.repeatCount {
           var restart: (number: Int, delay: Double, previous: ProcessResult)?
           if let kubelet = scenario.kubelet, let previous = result.processes.last {
@@ -114,10 +118,12 @@ public struct ScenarioRunner: Sendable {
       result.messages.append("\(error)")
     }
     result.seconds = Date().timeIntervalSince(started)
+    profiled = RunProfile.start()
     if result.passed && !options.keepArtifacts {
       if let sweeper { sweeper.sweep(workDirectory) } else { FileTree.remove(workDirectory) }
       result.artifacts = nil
     }
+    RunProfile.add("scenario end (its folder removed)", since: profiled)
     return result
   }
 
@@ -143,12 +149,14 @@ public struct ScenarioRunner: Sendable {
     let directories = (1...spec.parallel).map { workDirectory + "/" + label + (spec.parallel > 1 ? "-p\($0)" : "") }
     for process in 1...spec.parallel {
       let directory = directories[process - 1]
+      var profiled = RunProfile.start()
       try? FileTree.makeDirectories(directory)
       // A free port for the target to serve on, if it serves (`CHAOS_PORT`; `http:` requests go there).
       let port = HTTPProbe.freePort()
       var environment = environment(
         scenario, spec, events: directory + "/events.ndjson", state: stateDirectory, port: port,
         dependencyPort: dependency?.port)
+      RunProfile.add("launch set-up (folder, port, environment)", since: profiled)
       do {
         // Once per launch, before its first process: every process finds the same.
         if let dependency, process == 1 { try setDependency(dependency, spec, directories: directories) }
@@ -176,10 +184,12 @@ public struct ScenarioRunner: Sendable {
             fields.merging(KubeletLastState.fields(restart.previous)) { $1 }, pid: 0, to: eventsPath, source: "kubelet")
         }
         let pid: pid_t
+        profiled = RunProfile.start()
         do { pid = try launcher.spawn() } catch {
           container?.finish(nil)
           throw error
         }
+        RunProfile.add("spawn (vfork + exec)", since: profiled)
         if let container {
           ContainerRegistry.shared.started(container, pid: pid)
           containers[pid] = container
@@ -225,6 +235,8 @@ public struct ScenarioRunner: Sendable {
     for child in started {
       var signalled = false
       let elapsed = Double(MonotonicClock.nanoseconds() - child.spawned) / 1e9
+      let waited = RunProfile.start()
+      defer { RunProfile.add("wait for the process (reaped)", since: waited) }
       let ticking = !supervisors.isEmpty || !kubelets.isEmpty || !daemonStops.isEmpty || spec.sendSignal != nil
       // The watchdog's deadline, or the run's cutoff when that comes first.
       let left = min(timeout - elapsed, options.secondsToCutoff)
@@ -253,6 +265,8 @@ public struct ScenarioRunner: Sendable {
       }
     }
     var spec = spec
+    let judged = RunProfile.start()
+    defer { RunProfile.add("events read, judged and checked", since: judged) }
     if let judge,
       let expect = judge.expect(
         number, started.map { (try? EventDecoder.decode(path: $0.directory + "/events.ndjson").events) ?? [] })

@@ -16,6 +16,15 @@ extension ScenarioRunner {
     } catch {
       failures.append(ScenarioFailure(.malformedEvents, "malformed events file: \(error)"))
     }
+    if RunProfile.enabled, let first = events.first, let last = events.last, first.time >= span.spawned,
+      span.reaped >= last.time
+    {
+      // The target's own time (inside the wait): from its exec to its first event (loading,
+      // start-up, the organizer's decision), to its last event, and from there to its reap.
+      RunProfile.add("  target: exec -> first event", nanoseconds: first.time - span.spawned)
+      RunProfile.add("  target: first -> last event", nanoseconds: last.time &- first.time)
+      RunProfile.add("  target: last event -> reaped", nanoseconds: span.reaped - last.time)
+    }
     var crash: CrashRecord?
     if let event = events.last(where: { $0.name == "crash" }) {
       do { crash = try CrashRecord(event: event) } catch {

@@ -27,7 +27,9 @@ package enum TargetFailpoints {
   package static func list(target: String, app: String = "{}") -> Listing? {
     let key = target + "\u{0}" + app
     if let cached = cache.withLock({ $0[key] }) { return cached }
+    let asked = RunProfile.start()
     let listing = ask(target: target, app: app)
+    RunProfile.add("failpoint listing (a CHAOS_LIST_FAILPOINTS run)", since: asked)
     cache.withLock { $0[key] = listing }
     return listing
   }

@@ -35,7 +35,9 @@ extension ScenarioRunner {
   /// Every `failpoints:` name checked against what the target declares, when it can list them.
   func checkFailpointNames(_ scenario: Scenario, target: String) throws(ScenarioError) {
     for spec in scenario.launches where !spec.failpoints.isEmpty {
-      guard let listing = TargetFailpoints.list(target: target, app: Self.appJSON(scenario.app, spec.app)),
+      guard
+        let listing = options.failpointListing
+          ?? TargetFailpoints.list(target: target, app: Self.appJSON(scenario.app, spec.app)),
         let unknown = TargetFailpoints.firstUndeclared(in: spec.failpoints, listing: listing)
       else { continue }
       throw ScenarioError(
