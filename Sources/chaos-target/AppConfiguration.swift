@@ -23,12 +23,13 @@ import LaunchProtection
 ///   "launch_on": "main" | "thread" | "dispatch" | "async", "prepare_all_threads": false,
 ///   "exhausted": "repeat-last-level" | "stay-degraded" | "exit(75)",
 ///   "sigterm_source": "before_launch" | "during_launch" | "before_finish" | "after_launch", "sigterm_wired": false,
-///   "sigterm_handler": "before_launch" | "during_launch" | "chaining_during_launch",
+///   "sigterm_handler": "before_launch" | "during_launch" | "before_finish" | "chaining_during_launch",
 ///   "machine_identity": "node-a",
 ///   "notify_ready": true, "repair_time_extension_ms": 90000,
 ///   "handle_exception": {"type": "NSInvalidArgumentException", "detail": "…", "when": "during_launch" | "after_launch"},
 ///   "ignore_termination": true, "ignore_reboots": true, "reset_on_new_binary": true, "repair_throws": [1],
-///   "dependency": {"name": "postgres", "task": "database", "give_up_ms": 3000, "port": 5432} }
+///   "dependency": {"name": "postgres", "task": "database", "give_up_ms": 3000, "port": 5432},
+///   "close_stdin": false, "report_readiness": false }
 /// ```
 struct AppConfiguration: Decodable {
   struct Level: Decodable {
@@ -138,7 +139,9 @@ struct AppConfiguration: Decodable {
   /// down, as Vapor's serve command and Hummingbird's `runService()` do.
   var sigtermWired: Bool?
   /// An app's own SIGTERM handler (sigaction, no chaining, never telling the organizer),
-  /// installed `before_launch` or `during_launch`: a graceful shutdown (event
+  /// installed `before_launch`, `during_launch` (at its start) or `before_finish` (right before
+  /// `launchingFinished`, after the stop watcher's last re-check when the launch ran past its
+  /// first second): a graceful shutdown (event
   /// `graceful_shutdown`, exit 0 once the launch finished) that a hung launch never completes.
   var sigtermHandler: String?
   /// `LaunchOrganizer.Configuration.machineIdentity`: the machine (node) this launch runs on.
@@ -162,6 +165,12 @@ struct AppConfiguration: Decodable {
   var repairThrows: [Int]?
   /// Wait for a dependency during the launch (see `Dependency`).
   var dependency: Dependency?
+  /// Close standard input before the launch, as a daemon started with it closed runs: the
+  /// library's next descriptor (the state lock's) is then 0.
+  var closeStdin: Bool?
+  /// Emit `readiness {when, ready, readiness}` from `organizer.status` right before
+  /// `launchingFinished()` and once the launch returned: what a readiness probe would answer.
+  var reportReadiness: Bool?
 
   enum CodingKeys: String, CodingKey, CaseIterable {
     case threshold, levels, repairs, concurrency, chain, prefault, durability
@@ -196,6 +205,8 @@ struct AppConfiguration: Decodable {
     case resetOnNewBinary = "reset_on_new_binary"
     case repairThrows = "repair_throws"
     case dependency
+    case closeStdin = "close_stdin"
+    case reportReadiness = "report_readiness"
   }
 
   /// `exhausted` as a policy action; nil when absent or not understood.
@@ -221,9 +232,11 @@ struct AppConfiguration: Decodable {
       return
         "sigterm_source must be before_launch, during_launch, before_finish or after_launch, not '\(sigtermSource)'"
     }
-    if let sigtermHandler, !["before_launch", "during_launch", "chaining_during_launch"].contains(sigtermHandler) {
+    if let sigtermHandler,
+      !["before_launch", "during_launch", "before_finish", "chaining_during_launch"].contains(sigtermHandler)
+    {
       return
-        "sigterm_handler must be before_launch, during_launch or chaining_during_launch, not '\(sigtermHandler)'"
+        "sigterm_handler must be before_launch, during_launch, before_finish or chaining_during_launch, not '\(sigtermHandler)'"
     }
     if let when = handleException?.when, !["during_launch", "after_launch"].contains(when) {
       return "handle_exception.when must be during_launch or after_launch, not '\(when)'"

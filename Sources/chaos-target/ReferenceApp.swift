@@ -70,6 +70,8 @@ final class ReferenceApp: Sendable {
     if configuration.stayUp == true, configuration.sigtermSource == nil, configuration.sigtermHandler == nil {
       TerminationPipe.install()
     }
+    // The organizer's first descriptor of the launch, the state lock's, is then 0.
+    if configuration.closeStdin == true { close(STDIN_FILENO) }
     switch configuration.launchOn ?? (configuration.launchOnThread == true ? "thread" : "main") {
     case "thread":
       // The launch on a thread of its own while the main thread waits (a hang's report then
@@ -115,6 +117,7 @@ final class ReferenceApp: Sendable {
     default:
       finishLaunching()
     }
+    if configuration.reportReadiness == true { emitReadiness("after_launch") }
     if configuration.sigtermSource == "after_launch" { startGracefulShutdownSource() }
 
     let lifeKeys = configuration.lifeActions ?? []
@@ -219,7 +222,15 @@ final class ReferenceApp: Sendable {
     // Right before the launch finishes, as a server that binds, then makes its signal source
     // and declares the launch finished: the stop watcher's adoption races the finish.
     if configuration.sigtermSource == "before_finish" { startGracefulShutdownSource() }
+    if configuration.sigtermHandler == "before_finish" { GracefulHandler.install(organizer) }
+    if configuration.reportReadiness == true { emitReadiness("during_launch") }
     if finishing, configuration.launchingFinished ?? true { organizer.launchingFinished() }
+  }
+
+  /// What a readiness probe would be told now (`report_readiness`).
+  private func emitReadiness(_ when: String) {
+    let status = organizer.status
+    ChaosProbe.emit("readiness", ["when": when, "ready": status.isReady, "readiness": status.readiness.rawValue])
   }
 
   private func makeWorkflow() -> Workflow {
