@@ -10,7 +10,7 @@ import LaunchProtection
 ///   "repairs": ["clear-cache", "disable-task:network", "reset-config"],
 ///   "protect_finish": "immediate" | "after_life_actions" | "never",
 ///   "launching_finished": true,
-///   "life_actions": ["didBecomeActive"],
+///   "life_actions": ["didBecomeActive"], "life_actions_when": "after_launch" | "during_launch",
 ///   "stay_up": false,
 ///   "task_overrides": {"network": {"after": ["config"], "placement": "concurrent", "priority": 10, "sleep_ms": 50}},
 ///   "extra_tasks": [{"name": "search-index", "after": ["database"]}],
@@ -87,6 +87,10 @@ struct AppConfiguration: Decodable {
   var protectFinish: ProtectFinish?
   var launchingFinished: Bool?
   var lifeActions: [String]?
+  /// When `life_actions` are added: `after_launch` (default, once `finishLaunching` returned)
+  /// or `during_launch` (inside the launch, right before `launchingFinished()`: in protect
+  /// mode that is the relaunch, after `protectFinished()`).
+  var lifeActionsWhen: String?
   var stayUp: Bool?
   var taskOverrides: [String: TaskOverride]?
   var extraTasks: [TaskOverride]?
@@ -177,6 +181,7 @@ struct AppConfiguration: Decodable {
     case protectFinish = "protect_finish"
     case launchingFinished = "launching_finished"
     case lifeActions = "life_actions"
+    case lifeActionsWhen = "life_actions_when"
     case stayUp = "stay_up"
     case taskOverrides = "task_overrides"
     case extraTasks = "extra_tasks"
@@ -237,6 +242,12 @@ struct AppConfiguration: Decodable {
     {
       return
         "sigterm_handler must be before_launch, during_launch, before_finish or chaining_during_launch, not '\(sigtermHandler)'"
+    }
+    if let when = lifeActionsWhen, !["after_launch", "during_launch"].contains(when) {
+      return "life_actions_when must be after_launch or during_launch, not '\(when)'"
+    }
+    if lifeActionsWhen == "during_launch", protectFinish == .afterLifeActions {
+      return "life_actions_when during_launch needs a protect_finish other than after_life_actions"
     }
     if let when = handleException?.when, !["during_launch", "after_launch"].contains(when) {
       return "handle_exception.when must be during_launch or after_launch, not '\(when)'"

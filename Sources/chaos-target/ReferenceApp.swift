@@ -120,19 +120,8 @@ final class ReferenceApp: Sendable {
     if configuration.reportReadiness == true { emitReadiness("after_launch") }
     if configuration.sigtermSource == "after_launch" { startGracefulShutdownSource() }
 
-    let lifeKeys = configuration.lifeActions ?? []
-    for key in lifeKeys {
-      organizer.addLifeAction(
-        key: key,
-        action: { ChaosProbe.emit("life_action_run", ["key": key]) },
-        protect: { ChaosProbe.emit("life_action_protect_run", ["key": key]) })
-    }
-    if configuration.protectFinish == .afterLifeActions, organizer.protectFinished() {
-      // A key listed twice is performed twice: the second must find nothing held (at most once).
-      for key in lifeKeys {
-        ChaosProbe.emit("perform_action", ["key": key, "performed": organizer.performAction(key: key)])
-      }
-    }
+    if configuration.lifeActionsWhen != "during_launch" { addLifeActions() }
+    if configuration.protectFinish == .afterLifeActions, organizer.protectFinished() { performLifeActions() }
     if let exception = configuration.handleException, exception.when == "after_launch" {
       organizer.handleException(exception.type, detail: exception.detail)
     }
@@ -224,13 +213,8 @@ final class ReferenceApp: Sendable {
     if configuration.sigtermSource == "before_finish" { startGracefulShutdownSource() }
     if configuration.sigtermHandler == "before_finish" { GracefulHandler.install(organizer) }
     if configuration.reportReadiness == true { emitReadiness("during_launch") }
+    if configuration.lifeActionsWhen == "during_launch" { addLifeActions() }
     if finishing, configuration.launchingFinished ?? true { organizer.launchingFinished() }
-  }
-
-  /// What a readiness probe would be told now (`report_readiness`).
-  private func emitReadiness(_ when: String) {
-    let status = organizer.status
-    ChaosProbe.emit("readiness", ["when": when, "ready": status.isReady, "readiness": status.readiness.rawValue])
   }
 
   private func makeWorkflow() -> Workflow {
