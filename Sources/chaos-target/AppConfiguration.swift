@@ -29,7 +29,7 @@ import LaunchProtection
 ///   "handle_exception": {"type": "NSInvalidArgumentException", "detail": "…", "when": "during_launch" | "after_launch"},
 ///   "ignore_termination": true, "ignore_reboots": true, "reset_on_new_binary": true, "repair_throws": [1],
 ///   "dependency": {"name": "postgres", "task": "database", "give_up_ms": 3000, "port": 5432},
-///   "close_stdin": false, "report_readiness": false }
+///   "close_stdin": false, "report_readiness": false, "sigterm_signalfd": false }
 /// ```
 struct AppConfiguration: Decodable {
   struct Level: Decodable {
@@ -175,6 +175,8 @@ struct AppConfiguration: Decodable {
   /// Emit `readiness {when, ready, readiness}` from `organizer.status` right before
   /// `launchingFinished()` and once the launch returned: what a readiness probe would answer.
   var reportReadiness: Bool?
+  /// Block SIGTERM and read it through a signalfd made before the launch (see `SignalfdOwner`).
+  var sigtermSignalfd: Bool?
 
   enum CodingKeys: String, CodingKey, CaseIterable {
     case threshold, levels, repairs, concurrency, chain, prefault, durability
@@ -212,6 +214,7 @@ struct AppConfiguration: Decodable {
     case dependency
     case closeStdin = "close_stdin"
     case reportReadiness = "report_readiness"
+    case sigtermSignalfd = "sigterm_signalfd"
   }
 
   /// `exhausted` as a policy action; nil when absent or not understood.

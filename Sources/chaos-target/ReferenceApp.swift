@@ -54,6 +54,8 @@ final class ReferenceApp: Sendable {
   }
 
   func run() {
+    // First, so that every thread made after it has SIGTERM blocked too.
+    if configuration.sigtermSignalfd == true { SignalfdOwner.install(organizer) }
     ChaosProbe.declare(taskFailpoints)
     var probe = ChaosProbe.Options()
     probe.crashCapture = configuration.crashCapture ?? true
