@@ -172,7 +172,7 @@ struct AppConfiguration: Decodable {
   /// Close standard input before the launch, as a daemon started with it closed runs: the
   /// library's next descriptor (the state lock's) is then 0.
   var closeStdin: Bool?
-  /// Emit `readiness {when, ready, readiness}` from `organizer.status` right before
+  /// Emit `readiness {when, ready, readiness, last_cause}` from `organizer.status` right before
   /// `launchingFinished()` and once the launch returned: what a readiness probe would answer.
   var reportReadiness: Bool?
   /// Block SIGTERM and read it through a signalfd made before the launch (see `SignalfdOwner`).

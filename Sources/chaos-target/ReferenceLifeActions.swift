@@ -25,6 +25,11 @@ extension ReferenceApp {
   /// What a readiness probe would be told now (`report_readiness`).
   func emitReadiness(_ when: String) {
     let status = organizer.status
-    ChaosProbe.emit("readiness", ["when": when, "ready": status.isReady, "readiness": status.readiness.rawValue])
+    ChaosProbe.emit(
+      "readiness",
+      [
+        "when": when, "ready": status.isReady, "readiness": status.readiness.rawValue,
+        "last_cause": status.lastCause ?? "none",
+      ])
   }
 }
