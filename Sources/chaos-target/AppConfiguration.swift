@@ -28,7 +28,7 @@ import LaunchProtection
 ///   "notify_ready": true, "repair_time_extension_ms": 90000,
 ///   "handle_exception": {"type": "NSInvalidArgumentException", "detail": "…", "when": "during_launch" | "after_launch"},
 ///   "ignore_termination": true, "ignore_reboots": true, "reset_on_new_binary": true, "repair_throws": [1],
-///   "dependency": {"name": "postgres", "task": "database", "give_up_ms": 3000, "port": 5432},
+///   "dependency": {"name": "postgres", "task": "database", "give_up_ms": 3000, "port": 5432, "attempts": 1},
 ///   "close_stdin": false, "report_readiness": false, "sigterm_signalfd": false }
 /// ```
 struct AppConfiguration: Decodable {
@@ -68,9 +68,11 @@ struct AppConfiguration: Decodable {
     var task: String?
     var giveUpMilliseconds: Int?
     var port: Int?
+    /// Waits before giving up for good (default 1): after a failed wait the app waits again.
+    var attempts: Int?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-      case name, task, port
+      case name, task, port, attempts
       case giveUpMilliseconds = "give_up_ms"
     }
   }
@@ -262,6 +264,7 @@ struct AppConfiguration: Decodable {
       }
       if dependency.name.isEmpty { return "dependency.name must not be empty" }
       if let giveUp = dependency.giveUpMilliseconds, giveUp < 0 { return "dependency.give_up_ms must be at least 0" }
+      if let attempts = dependency.attempts, attempts < 1 { return "dependency.attempts must be at least 1" }
     }
     if repairThrows != nil, launchOn != "async" {
       return "repair_throws needs launch_on: async (the async API's repair is the one that can throw)"

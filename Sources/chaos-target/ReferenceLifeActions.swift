@@ -29,7 +29,7 @@ extension ReferenceApp {
       "readiness",
       [
         "when": when, "ready": status.isReady, "readiness": status.readiness.rawValue,
-        "last_cause": status.lastCause ?? "none",
+        "last_cause": status.lastCause ?? "none", "launch_finished": status.launchFinished,
       ])
   }
 }
