@@ -58,7 +58,8 @@ enum EventTranslation {
     log.emit(wait.stage == .waiting ? "dependency_wait" : "dependency_\(wait.stage)", fields)
   }
 
-  /// `stop_signal {owner, stops_recorded, advice, taken_after_us?}`.
+  /// `stop_signal {owner, stops_recorded, during_launch, advice, taken_after_us?}`: `during_launch`
+  /// says whether the owner took SIGTERM during the launch (exact, for scenarios; the time is not).
   static func emit(_ report: StopSignalReport, to log: EventLog) {
     let owner: String
     switch report.owner {
@@ -67,7 +68,10 @@ enum EventTranslation {
     case .handler: owner = "handler"
     case .signalfd: owner = "signalfd"
     }
-    var fields: [String: Any] = ["owner": owner, "stops_recorded": report.stopsRecorded, "advice": report.advice]
+    var fields: [String: Any] = [
+      "owner": owner, "stops_recorded": report.stopsRecorded, "during_launch": report.takenAfter != nil,
+      "advice": report.advice,
+    ]
     if let after = report.takenAfter { fields["taken_after_us"] = Int(after.wholeMicroseconds) }
     log.emit("stop_signal", fields)
   }

@@ -10,7 +10,7 @@ import LaunchProtection
 ///   "repairs": ["clear-cache", "disable-task:network", "reset-config"],
 ///   "protect_finish": "immediate" | "after_life_actions" | "never",
 ///   "launching_finished": true,
-///   "life_actions": ["didBecomeActive"],
+///   "life_actions": ["didBecomeActive"], "life_actions_when": "after_launch" | "during_launch",
 ///   "stay_up": false,
 ///   "task_overrides": {"network": {"after": ["config"], "placement": "concurrent", "priority": 10, "sleep_ms": 50}},
 ///   "extra_tasks": [{"name": "search-index", "after": ["database"]}],
@@ -23,12 +23,13 @@ import LaunchProtection
 ///   "launch_on": "main" | "thread" | "dispatch" | "async", "prepare_all_threads": false,
 ///   "exhausted": "repeat-last-level" | "stay-degraded" | "exit(75)",
 ///   "sigterm_source": "before_launch" | "during_launch" | "before_finish" | "after_launch", "sigterm_wired": false,
-///   "sigterm_handler": "before_launch" | "during_launch" | "chaining_during_launch",
+///   "sigterm_handler": "before_launch" | "during_launch" | "before_finish" | "chaining_during_launch",
 ///   "machine_identity": "node-a",
 ///   "notify_ready": true, "repair_time_extension_ms": 90000,
 ///   "handle_exception": {"type": "NSInvalidArgumentException", "detail": "…", "when": "during_launch" | "after_launch"},
 ///   "ignore_termination": true, "ignore_reboots": true, "reset_on_new_binary": true, "repair_throws": [1],
-///   "dependency": {"name": "postgres", "task": "database", "give_up_ms": 3000, "port": 5432} }
+///   "dependency": {"name": "postgres", "task": "database", "give_up_ms": 3000, "port": 5432, "attempts": 1},
+///   "close_stdin": false, "report_readiness": false, "sigterm_signalfd": false }
 /// ```
 struct AppConfiguration: Decodable {
   struct Level: Decodable {
@@ -67,9 +68,11 @@ struct AppConfiguration: Decodable {
     var task: String?
     var giveUpMilliseconds: Int?
     var port: Int?
+    /// Waits before giving up for good (default 1): after a failed wait the app waits again.
+    var attempts: Int?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-      case name, task, port
+      case name, task, port, attempts
       case giveUpMilliseconds = "give_up_ms"
     }
   }
@@ -86,6 +89,10 @@ struct AppConfiguration: Decodable {
   var protectFinish: ProtectFinish?
   var launchingFinished: Bool?
   var lifeActions: [String]?
+  /// When `life_actions` are added: `after_launch` (default, once `finishLaunching` returned)
+  /// or `during_launch` (inside the launch, right before `launchingFinished()`: in protect
+  /// mode that is the relaunch, after `protectFinished()`).
+  var lifeActionsWhen: String?
   var stayUp: Bool?
   var taskOverrides: [String: TaskOverride]?
   var extraTasks: [TaskOverride]?
@@ -138,7 +145,9 @@ struct AppConfiguration: Decodable {
   /// down, as Vapor's serve command and Hummingbird's `runService()` do.
   var sigtermWired: Bool?
   /// An app's own SIGTERM handler (sigaction, no chaining, never telling the organizer),
-  /// installed `before_launch` or `during_launch`: a graceful shutdown (event
+  /// installed `before_launch`, `during_launch` (at its start) or `before_finish` (right before
+  /// `launchingFinished`, after the stop watcher's last re-check when the launch ran past its
+  /// first second): a graceful shutdown (event
   /// `graceful_shutdown`, exit 0 once the launch finished) that a hung launch never completes.
   var sigtermHandler: String?
   /// `LaunchOrganizer.Configuration.machineIdentity`: the machine (node) this launch runs on.
@@ -162,12 +171,21 @@ struct AppConfiguration: Decodable {
   var repairThrows: [Int]?
   /// Wait for a dependency during the launch (see `Dependency`).
   var dependency: Dependency?
+  /// Close standard input before the launch, as a daemon started with it closed runs: the
+  /// library's next descriptor (the state lock's) is then 0.
+  var closeStdin: Bool?
+  /// Emit `readiness {when, ready, readiness, last_cause}` from `organizer.status` right before
+  /// `launchingFinished()` and once the launch returned: what a readiness probe would answer.
+  var reportReadiness: Bool?
+  /// Block SIGTERM and read it through a signalfd made before the launch (see `SignalfdOwner`).
+  var sigtermSignalfd: Bool?
 
   enum CodingKeys: String, CodingKey, CaseIterable {
     case threshold, levels, repairs, concurrency, chain, prefault, durability
     case protectFinish = "protect_finish"
     case launchingFinished = "launching_finished"
     case lifeActions = "life_actions"
+    case lifeActionsWhen = "life_actions_when"
     case stayUp = "stay_up"
     case taskOverrides = "task_overrides"
     case extraTasks = "extra_tasks"
@@ -196,6 +214,9 @@ struct AppConfiguration: Decodable {
     case resetOnNewBinary = "reset_on_new_binary"
     case repairThrows = "repair_throws"
     case dependency
+    case closeStdin = "close_stdin"
+    case reportReadiness = "report_readiness"
+    case sigtermSignalfd = "sigterm_signalfd"
   }
 
   /// `exhausted` as a policy action; nil when absent or not understood.
@@ -221,9 +242,17 @@ struct AppConfiguration: Decodable {
       return
         "sigterm_source must be before_launch, during_launch, before_finish or after_launch, not '\(sigtermSource)'"
     }
-    if let sigtermHandler, !["before_launch", "during_launch", "chaining_during_launch"].contains(sigtermHandler) {
+    if let sigtermHandler,
+      !["before_launch", "during_launch", "before_finish", "chaining_during_launch"].contains(sigtermHandler)
+    {
       return
-        "sigterm_handler must be before_launch, during_launch or chaining_during_launch, not '\(sigtermHandler)'"
+        "sigterm_handler must be before_launch, during_launch, before_finish or chaining_during_launch, not '\(sigtermHandler)'"
+    }
+    if let when = lifeActionsWhen, !["after_launch", "during_launch"].contains(when) {
+      return "life_actions_when must be after_launch or during_launch, not '\(when)'"
+    }
+    if lifeActionsWhen == "during_launch", protectFinish == .afterLifeActions {
+      return "life_actions_when during_launch needs a protect_finish other than after_life_actions"
     }
     if let when = handleException?.when, !["during_launch", "after_launch"].contains(when) {
       return "handle_exception.when must be during_launch or after_launch, not '\(when)'"
@@ -235,6 +264,7 @@ struct AppConfiguration: Decodable {
       }
       if dependency.name.isEmpty { return "dependency.name must not be empty" }
       if let giveUp = dependency.giveUpMilliseconds, giveUp < 0 { return "dependency.give_up_ms must be at least 0" }
+      if let attempts = dependency.attempts, attempts < 1 { return "dependency.attempts must be at least 1" }
     }
     if repairThrows != nil, launchOn != "async" {
       return "repair_throws needs launch_on: async (the async API's repair is the one that can throw)"

@@ -23,6 +23,8 @@ struct DependencyWait: Sendable {
   let name: String
   let port: Int
   let giveUpMilliseconds: Int
+  /// How many waits before the app gives up for good (default 1): a failed wait, then another.
+  let attempts: Int
 
   /// The wait for `configuration.dependency`, nil without one; a problem (no port) ends the app.
   init?(_ configuration: AppConfiguration, organizer: LaunchOrganizer, environment: [String: String]) {
@@ -34,11 +36,18 @@ struct DependencyWait: Sendable {
     self.name = dependency.name
     self.port = port
     self.giveUpMilliseconds = dependency.giveUpMilliseconds ?? 3000
+    self.attempts = max(1, dependency.attempts ?? 1)
   }
 
-  /// Waits inside `waitForDependency`; on giving up, says so and exits 1. ChaosProbe reports
-  /// the wait (`dependency_wait`, `dependency_answered`, `dependency_failed`).
+  /// Waits inside `waitForDependency`, up to `attempts` waits; on giving up the last, says so
+  /// and exits 1. ChaosProbe reports each wait (`dependency_wait`, `dependency_answered`,
+  /// `dependency_failed`).
   func wait() {
+    for attempt in 1...attempts where waitOnce(last: attempt == attempts) { return }
+  }
+
+  /// One wait; true when answered. A failed last wait ends the app.
+  private func waitOnce(last: Bool) -> Bool {
     do {
       try organizer.waitForDependency(name) {
         // What the organizer says while it waits, for scenarios to check.
@@ -52,9 +61,11 @@ struct DependencyWait: Sendable {
           ])
         try connect()
       }
+      return true
     } catch {
       FileHandle.standardError.write(Data("chaos-target: \(error)\n".utf8))
-      exit(1)
+      if last { exit(1) }
+      return false
     }
   }
 

@@ -54,6 +54,8 @@ final class ReferenceApp: Sendable {
   }
 
   func run() {
+    // First, so that every thread made after it has SIGTERM blocked too.
+    if configuration.sigtermSignalfd == true { SignalfdOwner.install(organizer) }
     ChaosProbe.declare(taskFailpoints)
     var probe = ChaosProbe.Options()
     probe.crashCapture = configuration.crashCapture ?? true
@@ -70,6 +72,8 @@ final class ReferenceApp: Sendable {
     if configuration.stayUp == true, configuration.sigtermSource == nil, configuration.sigtermHandler == nil {
       TerminationPipe.install()
     }
+    // The organizer's first descriptor of the launch, the state lock's, is then 0.
+    if configuration.closeStdin == true { close(STDIN_FILENO) }
     switch configuration.launchOn ?? (configuration.launchOnThread == true ? "thread" : "main") {
     case "thread":
       // The launch on a thread of its own while the main thread waits (a hang's report then
@@ -115,21 +119,11 @@ final class ReferenceApp: Sendable {
     default:
       finishLaunching()
     }
+    if configuration.reportReadiness == true { emitReadiness("after_launch") }
     if configuration.sigtermSource == "after_launch" { startGracefulShutdownSource() }
 
-    let lifeKeys = configuration.lifeActions ?? []
-    for key in lifeKeys {
-      organizer.addLifeAction(
-        key: key,
-        action: { ChaosProbe.emit("life_action_run", ["key": key]) },
-        protect: { ChaosProbe.emit("life_action_protect_run", ["key": key]) })
-    }
-    if configuration.protectFinish == .afterLifeActions, organizer.protectFinished() {
-      // A key listed twice is performed twice: the second must find nothing held (at most once).
-      for key in lifeKeys {
-        ChaosProbe.emit("perform_action", ["key": key, "performed": organizer.performAction(key: key)])
-      }
-    }
+    if configuration.lifeActionsWhen != "during_launch" { addLifeActions() }
+    if configuration.protectFinish == .afterLifeActions, organizer.protectFinished() { performLifeActions() }
     if let exception = configuration.handleException, exception.when == "after_launch" {
       organizer.handleException(exception.type, detail: exception.detail)
     }
@@ -219,6 +213,9 @@ final class ReferenceApp: Sendable {
     // Right before the launch finishes, as a server that binds, then makes its signal source
     // and declares the launch finished: the stop watcher's adoption races the finish.
     if configuration.sigtermSource == "before_finish" { startGracefulShutdownSource() }
+    if configuration.sigtermHandler == "before_finish" { GracefulHandler.install(organizer) }
+    if configuration.reportReadiness == true { emitReadiness("during_launch") }
+    if configuration.lifeActionsWhen == "during_launch" { addLifeActions() }
     if finishing, configuration.launchingFinished ?? true { organizer.launchingFinished() }
   }
 

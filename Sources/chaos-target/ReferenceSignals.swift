@@ -77,6 +77,35 @@ enum GracefulHandler {
   }
 }
 
+/// `sigterm_signalfd`: SIGTERM blocked in the main thread (and so in every thread made after
+/// it) and read through a signalfd, as some servers and runtimes take it: the organizer's
+/// handler never runs for it. A thread reads it and shuts down gracefully (event
+/// `graceful_shutdown`, exit 0 once the launch finished).
+enum SignalfdOwner {
+  static func install(_ organizer: LaunchOrganizer) {
+    var mask = sigset_t()
+    sigemptyset(&mask)
+    sigaddset(&mask, SIGTERM)
+    guard pthread_sigmask(SIG_BLOCK, &mask, nil) == 0 else { return }
+    // signalfd(2) through libc's symbol: Glibc's Swift module does not export it.
+    typealias SignalFD = @convention(c) (Int32, UnsafePointer<sigset_t>, Int32) -> Int32
+    guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "signalfd") else { return }
+    let descriptor = unsafeBitCast(symbol, to: SignalFD.self)(-1, &mask, O_CLOEXEC)
+    guard descriptor >= 0 else { return }
+    let thread = Thread {
+      // A signalfd_siginfo is 128 bytes.
+      var info = [UInt8](repeating: 0, count: 128)
+      while read(descriptor, &info, info.count) == info.count {
+        let finished = organizer.mode == .finished
+        ChaosProbe.emit("graceful_shutdown", ["launch_finished": finished])
+        if finished { exit(0) }
+      }
+    }
+    thread.name = "signalfd"
+    thread.start()
+  }
+}
+
 /// `sigterm_handler: chaining_during_launch`: what many libraries install, a SIGTERM handler
 /// that does its own small thing and then calls the handler it replaced. Installed during the
 /// launch, it replaces the organizer's; the organizer puts its own back in front, and after

@@ -1,0 +1,35 @@
+import ChaosProbe
+import LaunchProtection
+
+/// The reference app's life actions and its readiness reports: what an app adds to the
+/// organizer and what its probe would read from it.
+extension ReferenceApp {
+  /// `life_actions`, each added with an action and a protect action that only emit events.
+  func addLifeActions() {
+    for key in configuration.lifeActions ?? [] {
+      organizer.addLifeAction(
+        key: key,
+        action: { ChaosProbe.emit("life_action_run", ["key": key]) },
+        protect: { ChaosProbe.emit("life_action_protect_run", ["key": key]) })
+    }
+  }
+
+  /// After `protectFinished()`: performs each listed key. A key listed twice is performed
+  /// twice: the second must find nothing held (at most once).
+  func performLifeActions() {
+    for key in configuration.lifeActions ?? [] {
+      ChaosProbe.emit("perform_action", ["key": key, "performed": organizer.performAction(key: key)])
+    }
+  }
+
+  /// What a readiness probe would be told now (`report_readiness`).
+  func emitReadiness(_ when: String) {
+    let status = organizer.status
+    ChaosProbe.emit(
+      "readiness",
+      [
+        "when": when, "ready": status.isReady, "readiness": status.readiness.rawValue,
+        "last_cause": status.lastCause ?? "none", "launch_finished": status.launchFinished,
+      ])
+  }
+}
