@@ -96,7 +96,7 @@ enum SignalfdOwner {
       // A signalfd_siginfo is 128 bytes.
       var info = [UInt8](repeating: 0, count: 128)
       while read(descriptor, &info, info.count) == info.count {
-        let finished = organizer.mode == .finished
+        let finished = organizer.currentMode == .finished
         ChaosProbe.emit("graceful_shutdown", ["launch_finished": finished])
         if finished { exit(0) }
       }
