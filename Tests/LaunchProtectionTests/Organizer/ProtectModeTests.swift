@@ -96,7 +96,8 @@ final class ProtectModeTests: XCTestCase {
       organizer.finishLaunching(
         policy: .threshold(2), launch: { _ = captured }, protect: { _ in organizer.protectFinished() })
     }
-    XCTAssertEqual(organizer.currentMode, .relaunched(after: ProtectLevel(number: 1, name: "protect", minimumCrashes: 2)))
+    XCTAssertEqual(
+      organizer.currentMode, .relaunched(after: ProtectLevel(number: 1, name: "protect", minimumCrashes: 2)))
     XCTAssertNil(released, "the held launch was let go after it ran")
     withExtendedLifetime(organizer) {}
   }
