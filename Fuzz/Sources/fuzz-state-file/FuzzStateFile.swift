@@ -70,9 +70,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   let organizer = LaunchOrganizer(configuration: configuration)
   let ran = Ran()
   organizer.finishLaunching(
-    shouldProtect: { $0 >= 2 },
+    policy: .custom { $0 >= 2 },
     launch: { ran.launch.add(1, ordering: .relaxed) },
-    protect: { ran.protect.add(1, ordering: .relaxed) })
+    protect: { _ in ran.protect.add(1, ordering: .relaxed) })
   let launched = ran.launch.load(ordering: .relaxed)
   let protected = ran.protect.load(ordering: .relaxed)
   precondition(
@@ -83,7 +83,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   }
   organizer.launchingFinished()
   // What the launch left must read back (or be reported as a problem), never trap.
-  _ = try? organizer.store.read()
+  _ = try? StateStore(directory: directory).read()
   return 0
 }
 
