@@ -86,7 +86,10 @@ public final class LaunchMetrics: Sendable {
       increment(Name.launches, ("outcome", LaunchStatus.Mode.relaunched.rawValue))
     case .launchingFinished:
       increment(Name.launches, ("outcome", LaunchStatus.Mode.finished.rawValue))
-      if let seconds = status.launchDuration { launchDuration.recordNanoseconds(Int64(seconds * 1e9)) }
+      if let time = status.launchTime {
+        launchDuration.recordNanoseconds(
+          time.components.seconds * 1_000_000_000 + time.components.attoseconds / 1_000_000_000)
+      }
     case .levelsExhausted:
       levelsExhausted.increment()
     case .protectFinish, .lifeAction, .stateProblem, .exceptionRecorded, .uncountedExit, .launchDeadlineExceeded,

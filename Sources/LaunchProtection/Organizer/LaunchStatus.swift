@@ -112,7 +112,16 @@ public struct LaunchStatus: Sendable, Equatable, CustomStringConvertible {
   /// Whether a readiness probe should succeed.
   public var isReady: Bool { readiness == .ready }
 
-  /// How long the launch took, from its start to `launchingFinished()`; nil until it finished.
+  /// How long the launch took, from its start to ``LaunchOrganizer/launchingFinished()``; nil
+  /// until it finished. A `Duration`, like every interval of the API.
+  public var launchTime: Duration? {
+    guard mode == .finished, let startedAt else { return nil }
+    let seconds = max(0, since.timeIntervalSince(startedAt))
+    return .nanoseconds(Int64((seconds * 1e9).rounded()))
+  }
+
+  /// How long the launch took, in seconds (0.1's name and type).
+  @available(*, deprecated, message: "use launchTime, a Duration")
   public var launchDuration: TimeInterval? {
     guard mode == .finished, let startedAt else { return nil }
     return max(0, since.timeIntervalSince(startedAt))

@@ -34,7 +34,7 @@ final class LaunchStatusTests: XCTestCase {
     XCTAssertFalse(launching.launchFinished)
     XCTAssertNotNil(launching.startedAt)
     XCTAssertGreaterThanOrEqual(launching.since, idle.since)
-    XCTAssertNil(launching.launchDuration)
+    XCTAssertNil(launching.launchTime)
 
     organizer.launchingFinished()
     let finished = organizer.status
@@ -44,7 +44,8 @@ final class LaunchStatusTests: XCTestCase {
     XCTAssertTrue(finished.isReady)
     XCTAssertGreaterThanOrEqual(finished.since, launching.since)
     XCTAssertEqual(
-      finished.launchDuration ?? -1, finished.since.timeIntervalSince(launching.startedAt!), accuracy: 1e-6)
+      finished.launchTime.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 } ?? -1,
+      finished.since.timeIntervalSince(launching.startedAt!), accuracy: 1e-6)
   }
 
   func testProtectThenRelaunchAreNotReadyAndTheFinishedLaunchKeepsItsLevelAndCount() throws {
