@@ -1,6 +1,17 @@
 import ChaosProbe
-import Foundation
 import LaunchProtection
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
 
 /// `dependency` of `CHAOS_APP`: the part of the launch that waits for a dependency (a database
 /// on 127.0.0.1:`CHAOS_DEPENDENCY_PORT`), declared with `LaunchOrganizer.waitForDependency`, as
@@ -63,7 +74,7 @@ struct DependencyWait: Sendable {
       }
       return true
     } catch {
-      FileHandle.standardError.write(Data("chaos-target: \(error)\n".utf8))
+      writeStandardError("chaos-target: \(error)\n")
       if last { exit(1) }
       return false
     }

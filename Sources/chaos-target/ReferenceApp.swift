@@ -1,8 +1,20 @@
 import ChaosProbe
-import Foundation
+import Dispatch
 import LaunchProtection
 import LaunchTasks
 import Synchronization
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
 
 /// Wires LaunchProtection, LaunchTasks and ChaosProbe together, the way an app would.
 final class ReferenceApp: Sendable {
@@ -79,13 +91,11 @@ final class ReferenceApp: Sendable {
       // The launch on a thread of its own while the main thread waits (a hang's report then
       // holds both threads' backtraces).
       let done = DispatchSemaphore(value: 0)
-      let thread = Thread {
+      startThread(named: "launch") {
         CrashCapture.prepareCurrentThread()
         self.finishLaunching()
         done.signal()
       }
-      thread.name = "launch"
-      thread.start()
       done.wait()
     case "dispatch":
       // A Dispatch worker: SIGABRT and SIGTERM are blocked on it, and it has no alternate

@@ -1,8 +1,20 @@
 import ChaosProbe
-import Foundation
+import Dispatch
 import LaunchProtection
 import LaunchTasks
 import Synchronization
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
 
 /// A daemon's own SIGTERM/SIGINT handling, installed before the launch (as a daemon sets up its
 /// signals before it announces readiness): once launched, the handler wakes the main thread
@@ -54,7 +66,7 @@ enum GracefulHandler {
     guard pipe(&fds) == 0 else { return }
     writeEnd = fds[1]
     let readEnd = fds[0]
-    let thread = Thread {
+    startThread(named: "graceful-shutdown") {
       var byte: UInt8 = 0
       while read(readEnd, &byte, 1) == 1 {
         let finished = organizer.currentMode == .finished
@@ -62,8 +74,6 @@ enum GracefulHandler {
         if finished { exit(0) }
       }
     }
-    thread.name = "graceful-shutdown"
-    thread.start()
     var action = sigaction()
     action.__sigaction_handler.sa_handler = { _ in
       // write(2): async-signal-safe.
@@ -92,7 +102,7 @@ enum SignalfdOwner {
     guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "signalfd") else { return }
     let descriptor = unsafeBitCast(symbol, to: SignalFD.self)(-1, &mask, O_CLOEXEC)
     guard descriptor >= 0 else { return }
-    let thread = Thread {
+    startThread(named: "signalfd") {
       // A signalfd_siginfo is 128 bytes.
       var info = [UInt8](repeating: 0, count: 128)
       while read(descriptor, &info, info.count) == info.count {
@@ -101,8 +111,6 @@ enum SignalfdOwner {
         if finished { exit(0) }
       }
     }
-    thread.name = "signalfd"
-    thread.start()
   }
 }
 

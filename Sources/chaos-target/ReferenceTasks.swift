@@ -1,5 +1,16 @@
-import Foundation
 import LaunchTasks
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
 
 /// The reference app's launch: a realistic graph of named tasks. Each task type evaluates its
 /// own failpoint (`task.<name>`) inside its own `run`, so a fault's backtrace names the task's

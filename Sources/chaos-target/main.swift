@@ -1,12 +1,23 @@
 import ChaosProbe
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
 
 // The reference instrumented app: a Linux program whose launch is protected by
 // LaunchProtection, organised with LaunchTasks and made a chaos target by ChaosProbe —
 // exactly as a user's app would be. `CHAOS_APP` (JSON) shapes it for each scenario.
 
 func fail(_ message: String) -> Never {
-  FileHandle.standardError.write(Data("chaos-target: \(message)\n".utf8))
+  writeStandardError("chaos-target: \(message)\n")
   exit(2)
 }
 
