@@ -124,6 +124,21 @@ int lcc_stop_signal_armed(void);
 /// and poll(2) counts whole milliseconds. Not called from a signal handler.
 int lcc_stop_signal_wait(int fd, long timeout_us);
 
+/// Whether libdispatch is in the process (its C API, reached by weak references, resolved):
+/// only then can it own a signal. See dispatch_signal_source.c.
+int lcc_dispatch_available(void);
+
+/// Makes, configures and resumes a Dispatch signal source for `signo` on a serial queue of the
+/// library's: `on_signal(context)` runs for each delivery, `on_registered(context)` once it is
+/// registered, `finalizer(context)` when libdispatch frees it. NULL when libdispatch is not in
+/// the process. Not for a signal handler.
+void *lcc_dispatch_signal_source_make(int signo, void *context, void (*on_signal)(void *),
+                                      void (*on_registered)(void *), void (*finalizer)(void *));
+
+/// Cancels and releases a source made by lcc_dispatch_signal_source_make (asynchronous: no
+/// handler runs on the calling thread).
+void lcc_dispatch_source_cancel(void *source);
+
 /// The watcher recorded the stop in the sentinel: a handler waiting to chain may go on.
 void lcc_stop_signal_recorded(void);
 

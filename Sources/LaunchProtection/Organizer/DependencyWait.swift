@@ -1,4 +1,4 @@
-import Dispatch
+import Failpoints
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials
@@ -83,7 +83,7 @@ extension LaunchOrganizer {
     -> T
   {
     let dependency = LaunchState.dependencyName(name)
-    let started = DispatchTime.now().uptimeNanoseconds
+    let started = Self.monotonicNanoseconds()
     let waiting = beginDependencyWait(dependency)
     do {
       let value = try body()
@@ -109,11 +109,12 @@ extension LaunchOrganizer {
   /// - Returns: what `body` returned.
   /// - Throws: what `body` threw.
   @discardableResult
+  @_alwaysEmitIntoClient
   public func waitForDependency<T, Failure: Error>(
     _ name: String, isolation: isolated (any Actor)? = #isolation, _ body: () async throws(Failure) -> T
   ) async throws(Failure) -> T {
     let dependency = LaunchState.dependencyName(name)
-    let started = DispatchTime.now().uptimeNanoseconds
+    let started = Self.monotonicNanoseconds()
     let waiting = await offPool { [self] in beginDependencyWait(dependency) }
     do {
       let value = try await body()
@@ -125,8 +126,13 @@ extension LaunchOrganizer {
     }
   }
 
+  /// The monotonic clock the waits are timed by, in nanoseconds.
+  @usableFromInline
+  static func monotonicNanoseconds() -> UInt64 { MonotonicClock.nanoseconds() }
+
   /// The wait begins: the deadline paused, the dependency named in the sentinel (durably)
   /// and in the status. False outside a launch, where the wait means nothing.
+  @usableFromInline
   func beginDependencyWait(_ dependency: String) -> Bool {
     let launchID: String? = inner.withLock { inner in
       guard inner.mode.isLaunching, !inner.hung, let record = inner.record else { return nil }
@@ -144,6 +150,7 @@ extension LaunchOrganizer {
   /// The wait ends. Answered: the dependency is no longer awaited. Failed: it stays named
   /// (the launch is held by it) until a wait for it answers. The deadline runs again once
   /// nothing is awaited.
+  @usableFromInline
   func endDependencyWait(_ dependency: String, answered: Bool, since started: UInt64) {
     let (launchID, awaited): (String?, Bool) = inner.withLock { inner in
       if let index = inner.waits.firstIndex(of: dependency) { inner.waits.remove(at: index) }
@@ -156,7 +163,7 @@ extension LaunchOrganizer {
     }
     if let launchID { persistWaitingFor(launchID: launchID) }
     if !awaited { deadline?.resume() }
-    let waited = Duration.nanoseconds(Int64(DispatchTime.now().uptimeNanoseconds - started))
+    let waited = Duration.nanoseconds(Int64(Self.monotonicNanoseconds() - started))
     emit(DependencyWait(dependency: dependency, stage: answered ? .answered : .failed, waited: waited))
   }
 

@@ -1,5 +1,5 @@
 import CCrashCapture
-import Dispatch
+import Failpoints
 import Synchronization
 
 #if canImport(Glibc)
@@ -42,7 +42,7 @@ final class LaunchDeadline: Sendable {
 
   let duration: Duration
   private let armed = Mutex(Armed())
-  private let wake = DispatchSemaphore(value: 0)
+  private let wake = WakeSignal()
 
   init(duration: Duration) {
     self.duration = duration
@@ -60,7 +60,7 @@ final class LaunchDeadline: Sendable {
       if armed.paused {
         armed.remaining = nanoseconds
       } else {
-        armed.expiresAt = DispatchTime.now().uptimeNanoseconds + nanoseconds
+        armed.expiresAt = MonotonicClock.nanoseconds() + nanoseconds
       }
       armed.onExpiry = onExpiry
       defer { armed.watcherStarted = true }
@@ -86,7 +86,7 @@ final class LaunchDeadline: Sendable {
       guard !armed.paused else { return }
       armed.paused = true
       armed.generation += 1
-      let now = DispatchTime.now().uptimeNanoseconds
+      let now = MonotonicClock.nanoseconds()
       armed.remaining = armed.expiresAt > now ? armed.expiresAt - now : 0
     }
     wake.signal()
@@ -98,7 +98,7 @@ final class LaunchDeadline: Sendable {
       guard armed.paused else { return }
       armed.paused = false
       armed.generation += 1
-      armed.expiresAt = DispatchTime.now().uptimeNanoseconds + armed.remaining
+      armed.expiresAt = MonotonicClock.nanoseconds() + armed.remaining
     }
     wake.signal()
   }
@@ -115,7 +115,7 @@ final class LaunchDeadline: Sendable {
         wake.wait()
         continue
       }
-      if wake.wait(timeout: DispatchTime(uptimeNanoseconds: snapshot.expiresAt)) == .success { continue }
+      if wake.wait(until: snapshot.expiresAt) { continue }
       let expired: (@Sendable (Phase, RunningThread?) -> Void)? = armed.withLock { armed in
         guard armed.generation == snapshot.generation, armed.phase != nil, !armed.paused else { return nil }
         armed.phase = nil

@@ -47,6 +47,7 @@ extension LaunchOrganizer {
 
   /// The async form with a count predicate.
   @available(*, deprecated, message: "use launch(policy: .custom(shouldProtect), repair:)")
+  @_alwaysEmitIntoClient
   public func launch(
     shouldProtect: @escaping @Sendable (Int) -> Bool, repair: @Sendable (ProtectContext) async throws -> Void
   ) async throws -> LaunchOutcome {
@@ -60,6 +61,7 @@ extension LaunchOrganizer {
 
   /// A stop was requested, from async code.
   @available(*, deprecated, message: "call stopRequested(), which records the stop on the calling thread")
+  @_alwaysEmitIntoClient
   public func markStopRequested() async {
     await recordStopOffPool()
   }

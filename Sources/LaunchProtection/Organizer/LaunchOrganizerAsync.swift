@@ -1,5 +1,3 @@
-import Dispatch
-
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Musl)
@@ -33,21 +31,52 @@ public enum LaunchOrganizerError: Error, Sendable, Equatable, CustomStringConver
 }
 
 /// The async face of the same state machine: for servers whose start-up is async code on the
-/// cooperative pool. The durable state updates run on a private serial queue, never on a
-/// cooperative-pool thread; the deadline runs on its own thread.
+/// cooperative pool. The durable state updates run on a thread of the library's, in order,
+/// never on a cooperative-pool thread; the deadline runs on its own thread.
+///
+/// Every `async` function of the library is `@_alwaysEmitIntoClient` and calls the sync steps
+/// below: its code is compiled into the app that calls it, so the library's own object code
+/// never references Swift concurrency. A static binary that uses only the closure API then
+/// links neither the concurrency runtime nor its symbols (`chaos bench --only whole-process`;
+/// ChaosKit's Benchmarks article); one that awaits the library has the runtime anyway.
 extension LaunchOrganizer {
-  private static let storeQueue = DispatchQueue(label: "LaunchProtection.store")
-  /// Stop requests have their own queue: a stop must be recorded even while a launch step
+  private static let storeWorker = SerialWorker(name: "launch-store")
+  /// Stop requests have their own worker: a stop must be recorded even while a launch step
   /// queued before it hangs (found by `chaos explore`: SIGTERM during a hung
   /// `launchingFinished` waited behind it, and the hang was then counted).
-  private static let stopQueue = DispatchQueue(label: "LaunchProtection.stop")
+  private static let stopWorker = SerialWorker(name: "launch-stop")
 
-  /// Runs `body` on `queue` and waits for it without blocking a pool thread.
-  func offPool<T: Sendable>(on queue: DispatchQueue = storeQueue, _ body: @escaping @Sendable () -> T) async -> T {
+  /// Runs `body` on the store worker's thread (or the stop worker's) and returns at once.
+  @usableFromInline
+  static func enqueue(onStopWorker: Bool, _ body: @escaping @Sendable () -> Void) {
+    (onStopWorker ? stopWorker : storeWorker).enqueue(body)
+  }
+
+  /// Runs `body` on the store worker (or the stop worker) and waits for it without blocking a
+  /// pool thread.
+  @usableFromInline @_alwaysEmitIntoClient
+  func offPool<T: Sendable>(onStopWorker: Bool = false, _ body: @escaping @Sendable () -> T) async -> T {
     await withCheckedContinuation { continuation in
-      queue.async { continuation.resume(returning: body()) }
+      Self.enqueue(onStopWorker: onStopWorker) { continuation.resume(returning: body()) }
     }
   }
+
+  /// `begin` as the async API calls it: no held launch.
+  @usableFromInline
+  func beginAsync(policy: ProtectionPolicy) -> Start { begin(policy: policy, heldLaunch: nil) }
+
+  /// The launch runs on the caller's task: the deadline is armed without a thread to dump.
+  @usableFromInline
+  func enterLaunchAsync() { enterLaunch(thread: nil) }
+
+  /// The repair runs on the caller's task.
+  @usableFromInline
+  func enterRepairAsync(_ context: ProtectContext) { enterRepair(context, thread: nil) }
+
+  /// The repair returned: true when the launch runs now as the relaunch, false when the levels
+  /// are exhausted and the policy stays degraded.
+  @usableFromInline
+  func leaveRepairAsync() -> Bool { leaveRepair(thread: nil) != nil }
 
   /// Starts the launch: counts, persists the sentinel, and in protect mode awaits `repair`.
   /// Returns `.normal` (go on with the launch) or `.repaired(level)` once the repair returned
@@ -57,20 +86,21 @@ extension LaunchOrganizer {
   ///
   /// - Throws: `LaunchOrganizerError.alreadyStarted`; `.degraded` when the levels are
   ///   exhausted and the policy stays degraded (after the repair ran); the repair's error.
+  @_alwaysEmitIntoClient
   public func launch(
     policy: ProtectionPolicy, repair: @Sendable (ProtectContext) async throws -> Void
   ) async throws -> LaunchOutcome {
-    let start = await offPool { [self] in begin(policy: policy, heldLaunch: nil) }
+    let start = await offPool { [self] in beginAsync(policy: policy) }
     switch start {
     case .alreadyStarted:
       throw LaunchOrganizerError.alreadyStarted
     case .normal:
-      enterLaunch(thread: nil)
+      enterLaunchAsync()
       return .normal
     case .protect(let context):
-      enterRepair(context, thread: nil)
+      enterRepairAsync(context)
       try await repair(context)
-      let relaunched = await offPool { [self] in leaveRepair(thread: nil) != nil }
+      let relaunched = await offPool { [self] in leaveRepairAsync() }
       guard relaunched else { throw LaunchOrganizerError.degraded(context.level) }
       return .repaired(context.level)
     }
@@ -82,14 +112,16 @@ extension LaunchOrganizer {
   // existed) would stop compiling ("expression is 'async' but is not marked with 'await'").
 
   /// The launch succeeded: `launchingFinished()` with its durable write off the cooperative
-  /// pool (on the organizer's private queue).
+  /// pool (on the library's store worker).
+  @_alwaysEmitIntoClient
   public func markLaunchingFinished() async {
     await offPool { [self] in launchingFinished() }
   }
 
-  /// `stopRequested()` with its durable write on the organizer's stop queue, off the cooperative
+  /// `stopRequested()` with its durable write on the library's stop worker, off the cooperative
   /// pool (ServiceLifecycle's graceful shutdown).
+  @_alwaysEmitIntoClient
   package func recordStopOffPool() async {
-    await offPool(on: Self.stopQueue) { [self] in stopRequested() }
+    await offPool(onStopWorker: true) { [self] in stopRequested() }
   }
 }

@@ -16,7 +16,8 @@ import CCrashCapture
 /// durable sentinel, the repair, the relaunch. Each phase arms the launch deadline.
 extension LaunchOrganizer {
   /// What `begin` decided.
-  enum Start {
+  @usableFromInline
+  enum Start: Sendable {
     /// `finishLaunching` or `launch` ran before: nothing to do.
     case alreadyStarted
     /// Run the launch.

@@ -1,5 +1,4 @@
 import CCrashCapture
-import Dispatch
 import Failpoints
 import Synchronization
 
@@ -71,27 +70,25 @@ final class StopSignal: Sendable {
   private struct State: @unchecked Sendable {
     var wakeWrite: Int32 = -1
     var watch = Watch()
-    /// Our Dispatch source while libdispatch owns SIGTERM during a launch.
-    var source: SignalSource?
+    /// Our Dispatch source (`dispatch_source_t`) while libdispatch owns SIGTERM during a launch.
+    var source: UnsafeMutableRawPointer?
     /// The owner last reported for this launch.
     var reported: StopSignalReport.Owner?
     var armedAt: UInt64 = 0
   }
 
-  /// A Dispatch source in a class box: copying an optional existential would make a fresh
-  /// process build its metadata on every launch's path, though only a few apps ever make one.
-  private final class SignalSource: @unchecked Sendable {  // Dispatch sources are thread-safe
-    let source: any DispatchSourceSignal
-    init(_ source: any DispatchSourceSignal) { self.source = source }
+  /// What our Dispatch source's handlers reach (its context, released by its finalizer):
+  /// the watcher to tell and the signal its registration gives.
+  private final class SourceContext: Sendable {
+    let owner: StopSignal
+    let registered = WakeSignal()
+    init(owner: StopSignal) { self.owner = owner }
   }
 
   private let state = Mutex(State())
   /// Tests only: called on the watcher's thread after it found that libdispatch took SIGTERM
   /// and before it adopts it (where a launch that finishes used to leave a source inactive).
   let beforeAdoption = Mutex<(@Sendable () -> Void)?>(nil)
-  /// Made on first use: only an app whose SIGTERM libdispatch owns needs it, and a fresh
-  /// process's first queue costs its launch more than the rest of arming.
-  private static let sourceQueue = DispatchQueue(label: "launch-protection.stop-signal", qos: .userInteractive)
   private static let wakeStop: UInt8 = 0x54  // 'T', written by the C handler
   private static let wakeArmed: UInt8 = 0x41  // 'A': start re-checking the owner
 
@@ -134,7 +131,7 @@ final class StopSignal: Sendable {
       guard state.watch.organizer === organizer else { return false }
       state.watch = Watch()
       // A resumed source may be cancelled from any thread; cancelling never runs a handler here.
-      state.source?.source.cancel()
+      if let source = state.source { lcc_dispatch_source_cancel(source) }
       state.source = nil
       return true
     }
@@ -150,22 +147,32 @@ final class StopSignal: Sendable {
   /// `disarm` takes. Returns whether a source was added.
   @discardableResult
   private func adoptDispatchOwner() -> Bool {
-    let registered = state.withLock { locked -> DispatchSemaphore? in
+    let made = state.withLock { locked -> SourceContext? in
       guard locked.source == nil, locked.watch.organizer != nil else { return nil }
-      let source = DispatchSource.makeSignalSource(signal: SIGTERM, queue: Self.sourceQueue)
-      source.setEventHandler { [self] in
-        self.state.withLock { $0.watch.organizer }?.stopRequested()
+      let context = SourceContext(owner: self)
+      let retained = Unmanaged.passRetained(context).toOpaque()
+      // Made, configured and resumed in one call, before the lock is released: from here it
+      // may only be cancelled. Nil when libdispatch is not in the process.
+      let source = lcc_dispatch_signal_source_make(
+        SIGTERM, retained,
+        { context in Unmanaged<SourceContext>.fromOpaque(context!).takeUnretainedValue().owner.sourceFired() },
+        { context in Unmanaged<SourceContext>.fromOpaque(context!).takeUnretainedValue().registered.signal() },
+        { context in Unmanaged<SourceContext>.fromOpaque(context!).release() })
+      guard let source else {
+        Unmanaged<SourceContext>.fromOpaque(retained).release()
+        return nil
       }
-      let registered = DispatchSemaphore(value: 0)
-      source.setRegistrationHandler { registered.signal() }
-      // Resumed before the lock is released: from here it may only be cancelled.
-      source.resume()
-      locked.source = SignalSource(source)
-      return registered
+      locked.source = source
+      return context
     }
-    guard let registered else { return false }
-    _ = registered.wait(timeout: .now() + .milliseconds(200))
+    guard let made else { return false }
+    made.registered.wait(until: MonotonicClock.nanoseconds() + 200_000_000)
     return true
+  }
+
+  /// Our Dispatch source saw a SIGTERM (on its queue).
+  private func sourceFired() {
+    state.withLock { $0.watch.organizer }?.stopRequested()
   }
 
   /// Re-checks who owns SIGTERM while a launch is armed (from the watcher thread).

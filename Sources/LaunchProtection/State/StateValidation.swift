@@ -107,6 +107,7 @@ extension CrashCause {
 extension LaunchState {
   /// A dependency's name as a state may hold it: never empty, cut to an identifier's length
   /// (3 bytes spare for a character cut in half).
+  @usableFromInline
   static func dependencyName(_ name: String) -> String {
     let text = name.isEmpty ? "dependency" : name
     return String(decoding: text.utf8.prefix(maximumIdentifierLength - 3), as: UTF8.self)
