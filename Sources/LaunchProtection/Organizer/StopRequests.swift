@@ -182,9 +182,11 @@ final class StopSignal: Sendable {
       beforeAdoption.withLock { $0 }?()
       // Our handler is already in front of libdispatch's again: from here every SIGTERM that
       // a handler receives is recorded. The source covers one that none does (SIGTERM blocked
-      // in every thread), once libdispatch's manager thread has registered it.
-      reportDuringLaunch(.dispatchSource)
+      // in every thread, read from libdispatch's signalfd), once libdispatch's manager thread
+      // has registered it: made and registered before the report, so that the report's "stops
+      // are recorded" holds from the moment it is seen.
       adoptDispatchOwner()
+      reportDuringLaunch(.dispatchSource)
     case 3:
       reportDuringLaunch(.handler)
     case 1:
