@@ -26,6 +26,8 @@ final class ReferenceApp: Sendable {
   let dependencyWait: DependencyWait?
   /// Dispatch signal sources kept alive for the process's life.
   private let signalSources = Mutex<[SignalSourceBox]>([])
+  /// `report_readiness`: the decision `organizer.status` named right before `launchingFinished()`.
+  let readinessDecision = Mutex<LaunchDecision?>(nil)
 
   init(configuration: AppConfiguration, stateDirectory: String) {
     self.configuration = configuration
@@ -86,6 +88,7 @@ final class ReferenceApp: Sendable {
     }
     // The organizer's first descriptor of the launch, the state lock's, is then 0.
     if configuration.closeStdin == true { close(STDIN_FILENO) }
+    let sigtermBefore = SigtermAction.current()
     switch configuration.launchOn ?? (configuration.launchOnThread == true ? "thread" : "main") {
     case "thread":
       // The launch on a thread of its own while the main thread waits (a hang's report then
@@ -114,8 +117,9 @@ final class ReferenceApp: Sendable {
       }
       if prepareAll {
         started.wait()
-        let covered = CrashCapture.prepareAllThreads() ?? -1
-        ChaosProbe.emit("threads_prepared", ["answered": covered])
+        let answered = CrashCapture.prepareAllThreads()
+        // The worker waiting on `prepared` is another thread: a count reaches at least it.
+        ChaosProbe.emit("threads_prepared", ["answered": answered ?? -1, "reached_worker": (answered ?? 0) >= 1])
         prepared.signal()
       }
       done.wait()
@@ -130,6 +134,10 @@ final class ReferenceApp: Sendable {
       finishLaunching()
     }
     if configuration.reportReadiness == true { emitReadiness("after_launch") }
+    if configuration.reportSigtermAction == true {
+      ChaosProbe.emit(
+        "sigterm_action", ["when": "after_launch", "as_before": SigtermAction.current() == sigtermBefore])
+    }
     if configuration.sigtermSource == "after_launch" { startGracefulShutdownSource() }
 
     if configuration.lifeActionsWhen != "during_launch" { addLifeActions() }
@@ -190,6 +198,7 @@ final class ReferenceApp: Sendable {
   }
 
   private func launch(finishing: Bool = true) {
+    if configuration.reexecDuringLaunch == true { Reexec.once() }
     if let exception = configuration.handleException, (exception.when ?? "during_launch") == "during_launch" {
       organizer.handleException(exception.type, detail: exception.detail)
     }
