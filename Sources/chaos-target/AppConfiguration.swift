@@ -42,7 +42,8 @@ import LaunchProtection
 ///   "ignore_termination": true, "ignore_reboots": true, "reset_on_new_binary": true, "repair_throws": [1],
 ///   "dependency": {"name": "postgres", "task": "database", "give_up_ms": 3000, "port": 5432, "attempts": 1},
 ///   "close_stdin": false, "report_readiness": false, "sigterm_signalfd": false,
-///   "reexec_during_launch": false, "report_sigterm_action": false, "relative_state_directory": "fresh/launch" }
+///   "reexec_during_launch": false, "report_sigterm_action": false, "relative_state_directory": "fresh/launch",
+///   "state_file_read_only": false, "report_write_failures": false }
 /// ```
 struct AppConfiguration: Decodable {
   struct Level: Decodable {
@@ -203,6 +204,10 @@ struct AppConfiguration: Decodable {
   /// scenario's state directory (as an app configured with `var/launch` under its `WORKDIR`):
   /// missing parents, the first component included, are made on the first update.
   var relativeStateDirectory: String?
+  /// Before the launch, make the state file read-only for the app (see `ReadOnlyStateFile`).
+  var stateFileReadOnly: Bool?
+  /// Emit `write_failed {operation, errno}` for each failed state write (see `WriteFailureReport`).
+  var reportWriteFailures: Bool?
 
   enum CodingKeys: String, CodingKey, CaseIterable {
     case threshold, levels, repairs, concurrency, chain, prefault, durability
@@ -244,6 +249,8 @@ struct AppConfiguration: Decodable {
     case reexecDuringLaunch = "reexec_during_launch"
     case reportSigtermAction = "report_sigterm_action"
     case relativeStateDirectory = "relative_state_directory"
+    case stateFileReadOnly = "state_file_read_only"
+    case reportWriteFailures = "report_write_failures"
   }
 
   /// `exhausted` as a policy action; nil when absent or not understood.

@@ -88,6 +88,8 @@ final class ReferenceApp: Sendable {
     }
     // The organizer's first descriptor of the launch, the state lock's, is then 0.
     if configuration.closeStdin == true { close(STDIN_FILENO) }
+    if configuration.reportWriteFailures == true { WriteFailureReport.install(organizer) }
+    if configuration.stateFileReadOnly == true, !ReadOnlyStateFile.apply(stateDirectory: stateDirectory) { exit(7) }
     let sigtermBefore = SigtermAction.current()
     switch configuration.launchOn ?? (configuration.launchOnThread == true ? "thread" : "main") {
     case "thread":
