@@ -43,7 +43,8 @@ import LaunchProtection
 ///   "dependency": {"name": "postgres", "task": "database", "give_up_ms": 3000, "port": 5432, "attempts": 1},
 ///   "close_stdin": false, "report_readiness": false, "sigterm_signalfd": false,
 ///   "reexec_during_launch": false, "report_sigterm_action": false, "relative_state_directory": "fresh/launch",
-///   "state_file_read_only": false, "report_write_failures": false }
+///   "state_file_read_only": false, "report_write_failures": false, "report_launch_release": false,
+///   "refresh_modules": false }
 /// ```
 struct AppConfiguration: Decodable {
   struct Level: Decodable {
@@ -208,6 +209,12 @@ struct AppConfiguration: Decodable {
   var stateFileReadOnly: Bool?
   /// Emit `write_failed {operation, errno}` for each failed state write (see `WriteFailureReport`).
   var reportWriteFailures: Bool?
+  /// Emit `launch_closure {released}` once `finishLaunching` returned: whether the launch
+  /// closure (and what it captured) was let go (see `HeldLaunchWatch`).
+  var reportLaunchRelease: Bool?
+  /// Once launched, `dlopen` a library and emit `modules_refreshed {refreshed}` with
+  /// `CrashCapture.refreshModules()`' answer.
+  var refreshModules: Bool?
 
   enum CodingKeys: String, CodingKey, CaseIterable {
     case threshold, levels, repairs, concurrency, chain, prefault, durability
@@ -251,6 +258,8 @@ struct AppConfiguration: Decodable {
     case relativeStateDirectory = "relative_state_directory"
     case stateFileReadOnly = "state_file_read_only"
     case reportWriteFailures = "report_write_failures"
+    case reportLaunchRelease = "report_launch_release"
+    case refreshModules = "refresh_modules"
   }
 
   /// `exhausted` as a policy action; nil when absent or not understood.

@@ -28,6 +28,9 @@ final class ReferenceApp: Sendable {
   private let signalSources = Mutex<[SignalSourceBox]>([])
   /// `report_readiness`: the decision `organizer.status` named right before `launchingFinished()`.
   let readinessDecision = Mutex<LaunchDecision?>(nil)
+  /// When the repair began (the protect closure was called): `readiness` says whether the
+  /// status's `since` is later, the relaunch's.
+  let repairStarted = Mutex<Date?>(nil)
 
   init(configuration: AppConfiguration, stateDirectory: String) {
     self.configuration = configuration
@@ -140,6 +143,7 @@ final class ReferenceApp: Sendable {
       ChaosProbe.emit(
         "sigterm_action", ["when": "after_launch", "as_before": SigtermAction.current() == sigtermBefore])
     }
+    if configuration.refreshModules == true { ModuleRefresh.run() }
     if configuration.sigtermSource == "after_launch" { startGracefulShutdownSource() }
 
     if configuration.lifeActionsWhen != "during_launch" { addLifeActions() }
@@ -157,7 +161,13 @@ final class ReferenceApp: Sendable {
   }
 
   private func finishLaunching() {
-    organizer.finishLaunching(policy: policy, launch: { self.launch() }, protect: { self.protect($0) })
+    guard configuration.reportLaunchRelease == true else {
+      organizer.finishLaunching(policy: policy, launch: { self.launch() }, protect: { self.protect($0) })
+      return
+    }
+    let watch = HeldLaunchWatch()
+    organizer.finishLaunching(policy: policy, launch: watch.wrap { self.launch() }, protect: { self.protect($0) })
+    ChaosProbe.emit("launch_closure", ["released": watch.isReleased])
   }
 
   /// The async API on the cooperative pool: the repair is awaited, then the launch runs as
@@ -273,6 +283,7 @@ final class ReferenceApp: Sendable {
   }
 
   private func protect(_ context: ProtectContext) {
+    repairStarted.withLock { $0 = Date() }
     runRepairs(context)
     if (configuration.protectFinish ?? .immediate) == .immediate, !organizer.protectFinished(), context.exhausted {
       ChaosProbe.emit("degraded", ["level": context.level.number])

@@ -36,6 +36,8 @@ extension ReferenceApp {
     } else if let earlier = readinessDecision.withLock({ $0 }) {
       fields["same_decision"] = status.decision == earlier
     }
+    // `since` is when the current mode began: in the relaunch, after the repair started.
+    if let repair = repairStarted.withLock({ $0 }) { fields["since_relaunch"] = status.since >= repair }
     ChaosProbe.emit("readiness", fields)
   }
 }
