@@ -44,7 +44,7 @@ import LaunchProtection
 ///   "close_stdin": false, "report_readiness": false, "sigterm_signalfd": false,
 ///   "reexec_during_launch": false, "report_sigterm_action": false, "relative_state_directory": "fresh/launch",
 ///   "state_file_read_only": false, "report_write_failures": false, "report_launch_release": false,
-///   "refresh_modules": false }
+///   "refresh_modules": false, "earlier_organizer": false }
 /// ```
 struct AppConfiguration: Decodable {
   struct Level: Decodable {
@@ -215,6 +215,10 @@ struct AppConfiguration: Decodable {
   /// Once launched, `dlopen` a library and emit `modules_refreshed {refreshed}` with
   /// `CrashCapture.refreshModules()`' answer.
   var refreshModules: Bool?
+  /// A second organizer in the process (a component with a state directory of its own): its
+  /// launch begins before the app's and finishes at the start of the app's launch (event
+  /// `earlier_organizer_finished`).
+  var earlierOrganizer: Bool?
 
   enum CodingKeys: String, CodingKey, CaseIterable {
     case threshold, levels, repairs, concurrency, chain, prefault, durability
@@ -260,6 +264,7 @@ struct AppConfiguration: Decodable {
     case reportWriteFailures = "report_write_failures"
     case reportLaunchRelease = "report_launch_release"
     case refreshModules = "refresh_modules"
+    case earlierOrganizer = "earlier_organizer"
   }
 
   /// `exhausted` as a policy action; nil when absent or not understood.

@@ -31,6 +31,8 @@ final class ReferenceApp: Sendable {
   /// When the repair began (the protect closure was called): `readiness` says whether the
   /// status's `since` is later, the relaunch's.
   let repairStarted = Mutex<Date?>(nil)
+  /// `earlier_organizer`: the component's organizer, its launch begun before the app's.
+  let earlier: LaunchOrganizer?
 
   init(configuration: AppConfiguration, stateDirectory: String) {
     self.configuration = configuration
@@ -46,6 +48,9 @@ final class ReferenceApp: Sendable {
       protection.repairTimeExtension = .milliseconds(milliseconds)
     }
     self.organizer = LaunchOrganizer(configuration: protection)
+    self.earlier =
+      configuration.earlierOrganizer == true
+      ? LaunchOrganizer(configuration: .init(stateDirectory: stateDirectory + "/earlier-organizer")) : nil
     self.dependencyWait = DependencyWait(
       configuration, organizer: organizer, environment: ProcessInfo.processInfo.environment)
     self.dataDirectory = Repairs.dataDirectory(stateDirectory: stateDirectory)
@@ -94,6 +99,9 @@ final class ReferenceApp: Sendable {
     if configuration.reportWriteFailures == true { WriteFailureReport.install(organizer) }
     if configuration.stateFileReadOnly == true, !ReadOnlyStateFile.apply(stateDirectory: stateDirectory) { exit(7) }
     let sigtermBefore = SigtermAction.current()
+    // Its launch closure returns without `launchingFinished()`: the launch stays open (and
+    // SIGTERM watched for it) until the app's launch finishes it.
+    earlier?.finishLaunching(policy: .threshold(100), launch: {}, protect: { _ in })
     switch configuration.launchOn ?? (configuration.launchOnThread == true ? "thread" : "main") {
     case "thread":
       // The launch on a thread of its own while the main thread waits (a hang's report then
@@ -211,6 +219,10 @@ final class ReferenceApp: Sendable {
 
   private func launch(finishing: Bool = true) {
     if configuration.reexecDuringLaunch == true { Reexec.once() }
+    if let earlier, earlier.currentMode != .finished {
+      earlier.launchingFinished()
+      ChaosProbe.emit("earlier_organizer_finished")
+    }
     if let exception = configuration.handleException, (exception.when ?? "during_launch") == "during_launch" {
       organizer.handleException(exception.type, detail: exception.detail)
     }
