@@ -44,7 +44,7 @@ import LaunchProtection
 ///   "close_stdin": false, "report_readiness": false, "sigterm_signalfd": false,
 ///   "reexec_during_launch": false, "report_sigterm_action": false, "relative_state_directory": "fresh/launch",
 ///   "state_file_read_only": false, "report_write_failures": false, "report_launch_release": false,
-///   "refresh_modules": false, "earlier_organizer": false }
+///   "refresh_modules": false, "earlier_organizer": false, "state_subdirectory": "fresh/launch" }
 /// ```
 struct AppConfiguration: Decodable {
   struct Level: Decodable {
@@ -219,6 +219,9 @@ struct AppConfiguration: Decodable {
   /// launch begins before the app's and finishes at the start of the app's launch (event
   /// `earlier_organizer_finished`).
   var earlierOrganizer: Bool?
+  /// Give the organizer this directory under the scenario's state directory (an absolute path
+  /// whose leading directories exist and whose last ones do not, made on the first update).
+  var stateSubdirectory: String?
 
   enum CodingKeys: String, CodingKey, CaseIterable {
     case threshold, levels, repairs, concurrency, chain, prefault, durability
@@ -265,6 +268,7 @@ struct AppConfiguration: Decodable {
     case reportLaunchRelease = "report_launch_release"
     case refreshModules = "refresh_modules"
     case earlierOrganizer = "earlier_organizer"
+    case stateSubdirectory = "state_subdirectory"
   }
 
   /// `exhausted` as a policy action; nil when absent or not understood.
@@ -313,6 +317,9 @@ struct AppConfiguration: Decodable {
       if dependency.name.isEmpty { return "dependency.name must not be empty" }
       if let giveUp = dependency.giveUpMilliseconds, giveUp < 0 { return "dependency.give_up_ms must be at least 0" }
       if let attempts = dependency.attempts, attempts < 1 { return "dependency.attempts must be at least 1" }
+    }
+    if let subdirectory = stateSubdirectory, subdirectory.isEmpty || subdirectory.hasPrefix("/") {
+      return "state_subdirectory must be a relative path, not '\(subdirectory)'"
     }
     if let relative = relativeStateDirectory, relative.isEmpty || relative.hasPrefix("/") {
       return "relative_state_directory must be a relative path, not '\(relative)'"

@@ -28,6 +28,9 @@ extension ReferenceApp {
     var fields: [String: any Sendable] = [
       "when": when, "ready": status.isReady, "readiness": status.readiness.rawValue,
       "last_cause": status.lastCause ?? "none", "launch_finished": status.launchFinished,
+      // What an app computes from the status: the launch time (known once finished) and
+      // whether its policy protects at the count this launch saw (the mode's reason).
+      "launch_time_known": status.launchTime != nil, "policy_protects": policy.protects(count: status.count),
     ]
     // An app that logs the decision when it changes compares it with the one it read before:
     // the launch's decision, made once at its start, is equal to itself after the launch.

@@ -40,6 +40,7 @@ if let relative = configuration.relativeStateDirectory {
   guard chdir(stateDirectory) == 0 else { fail("cannot enter \(stateDirectory) for relative_state_directory") }
   stateDirectory = relative
 }
+if let subdirectory = configuration.stateSubdirectory { stateDirectory += "/" + subdirectory }
 let app = ReferenceApp(configuration: configuration, stateDirectory: stateDirectory)
 app.run()
 // The organizer must outlive the exit: its exit tracker holds it weakly, and an exit(0) during
