@@ -41,7 +41,10 @@ import LaunchProtection
 ///   "handle_exception": {"type": "NSInvalidArgumentException", "detail": "…", "when": "during_launch" | "after_launch"},
 ///   "ignore_termination": true, "ignore_reboots": true, "reset_on_new_binary": true, "repair_throws": [1],
 ///   "dependency": {"name": "postgres", "task": "database", "give_up_ms": 3000, "port": 5432, "attempts": 1},
-///   "close_stdin": false, "report_readiness": false, "sigterm_signalfd": false }
+///   "close_stdin": false, "report_readiness": false, "sigterm_signalfd": false,
+///   "reexec_during_launch": false, "report_sigterm_action": false, "relative_state_directory": "fresh/launch",
+///   "state_file_read_only": false, "report_write_failures": false, "report_launch_release": false,
+///   "refresh_modules": false, "earlier_organizer": false, "state_subdirectory": "fresh/launch" }
 /// ```
 struct AppConfiguration: Decodable {
   struct Level: Decodable {
@@ -191,6 +194,34 @@ struct AppConfiguration: Decodable {
   var reportReadiness: Bool?
   /// Block SIGTERM and read it through a signalfd made before the launch (see `SignalfdOwner`).
   var sigtermSignalfd: Bool?
+  /// At the start of the launch, `execv` the app's own executable once (as an app upgrading
+  /// itself in place does): the new image keeps the pid and start time and begins a launch of
+  /// its own, while the old image's launch is still in the state, unfinished.
+  var reexecDuringLaunch: Bool?
+  /// Emit `sigterm_action {when: after_launch, as_before}` once the launch returned: whether
+  /// SIGTERM's action (handler and `SA_SIGINFO`) is the one it had before `finishLaunching`.
+  var reportSigtermAction: Bool?
+  /// Give the organizer this relative state directory, from a working directory set to the
+  /// scenario's state directory (as an app configured with `var/launch` under its `WORKDIR`):
+  /// missing parents, the first component included, are made on the first update.
+  var relativeStateDirectory: String?
+  /// Before the launch, make the state file read-only for the app (see `ReadOnlyStateFile`).
+  var stateFileReadOnly: Bool?
+  /// Emit `write_failed {operation, errno}` for each failed state write (see `WriteFailureReport`).
+  var reportWriteFailures: Bool?
+  /// Emit `launch_closure {released}` once `finishLaunching` returned: whether the launch
+  /// closure (and what it captured) was let go (see `HeldLaunchWatch`).
+  var reportLaunchRelease: Bool?
+  /// Once launched, `dlopen` a library and emit `modules_refreshed {refreshed}` with
+  /// `CrashCapture.refreshModules()`' answer.
+  var refreshModules: Bool?
+  /// A second organizer in the process (a component with a state directory of its own): its
+  /// launch begins before the app's and finishes at the start of the app's launch (event
+  /// `earlier_organizer_finished`).
+  var earlierOrganizer: Bool?
+  /// Give the organizer this directory under the scenario's state directory (an absolute path
+  /// whose leading directories exist and whose last ones do not, made on the first update).
+  var stateSubdirectory: String?
 
   enum CodingKeys: String, CodingKey, CaseIterable {
     case threshold, levels, repairs, concurrency, chain, prefault, durability
@@ -229,6 +260,15 @@ struct AppConfiguration: Decodable {
     case closeStdin = "close_stdin"
     case reportReadiness = "report_readiness"
     case sigtermSignalfd = "sigterm_signalfd"
+    case reexecDuringLaunch = "reexec_during_launch"
+    case reportSigtermAction = "report_sigterm_action"
+    case relativeStateDirectory = "relative_state_directory"
+    case stateFileReadOnly = "state_file_read_only"
+    case reportWriteFailures = "report_write_failures"
+    case reportLaunchRelease = "report_launch_release"
+    case refreshModules = "refresh_modules"
+    case earlierOrganizer = "earlier_organizer"
+    case stateSubdirectory = "state_subdirectory"
   }
 
   /// `exhausted` as a policy action; nil when absent or not understood.
@@ -277,6 +317,12 @@ struct AppConfiguration: Decodable {
       if dependency.name.isEmpty { return "dependency.name must not be empty" }
       if let giveUp = dependency.giveUpMilliseconds, giveUp < 0 { return "dependency.give_up_ms must be at least 0" }
       if let attempts = dependency.attempts, attempts < 1 { return "dependency.attempts must be at least 1" }
+    }
+    if let subdirectory = stateSubdirectory, subdirectory.isEmpty || subdirectory.hasPrefix("/") {
+      return "state_subdirectory must be a relative path, not '\(subdirectory)'"
+    }
+    if let relative = relativeStateDirectory, relative.isEmpty || relative.hasPrefix("/") {
+      return "relative_state_directory must be a relative path, not '\(relative)'"
     }
     if repairThrows != nil, launchOn != "async" {
       return "repair_throws needs launch_on: async (the async API's repair is the one that can throw)"

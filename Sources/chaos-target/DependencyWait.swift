@@ -48,6 +48,18 @@ struct DependencyWait: Sendable {
     self.port = port
     self.giveUpMilliseconds = dependency.giveUpMilliseconds ?? 3000
     self.attempts = max(1, dependency.attempts ?? 1)
+    let giveUp = Duration.milliseconds(giveUpMilliseconds)
+    // What a log line of the organizer's wait events says: how long each wait took, a failed
+    // one at least its give-up time.
+    organizer.observe { observation in
+      guard let wait = observation.dependencyWait, wait.stage != .waiting else { return }
+      ChaosProbe.emit(
+        "dependency_waited",
+        [
+          "dependency": wait.dependency, "stage": "\(wait.stage)", "measured": wait.waited != nil,
+          "past_give_up": (wait.waited ?? .zero) >= giveUp,
+        ])
+    }
   }
 
   /// Waits inside `waitForDependency`, up to `attempts` waits; on giving up the last, says so

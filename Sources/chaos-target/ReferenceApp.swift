@@ -26,6 +26,13 @@ final class ReferenceApp: Sendable {
   let dependencyWait: DependencyWait?
   /// Dispatch signal sources kept alive for the process's life.
   private let signalSources = Mutex<[SignalSourceBox]>([])
+  /// `report_readiness`: the decision `organizer.status` named right before `launchingFinished()`.
+  let readinessDecision = Mutex<LaunchDecision?>(nil)
+  /// When the repair began (the protect closure was called): `readiness` says whether the
+  /// status's `since` is later, the relaunch's.
+  let repairStarted = Mutex<Date?>(nil)
+  /// `earlier_organizer`: the component's organizer, its launch begun before the app's.
+  let earlier: LaunchOrganizer?
 
   init(configuration: AppConfiguration, stateDirectory: String) {
     self.configuration = configuration
@@ -41,6 +48,9 @@ final class ReferenceApp: Sendable {
       protection.repairTimeExtension = .milliseconds(milliseconds)
     }
     self.organizer = LaunchOrganizer(configuration: protection)
+    self.earlier =
+      configuration.earlierOrganizer == true
+      ? LaunchOrganizer(configuration: .init(stateDirectory: stateDirectory + "/earlier-organizer")) : nil
     self.dependencyWait = DependencyWait(
       configuration, organizer: organizer, environment: ProcessInfo.processInfo.environment)
     self.dataDirectory = Repairs.dataDirectory(stateDirectory: stateDirectory)
@@ -86,6 +96,12 @@ final class ReferenceApp: Sendable {
     }
     // The organizer's first descriptor of the launch, the state lock's, is then 0.
     if configuration.closeStdin == true { close(STDIN_FILENO) }
+    if configuration.reportWriteFailures == true { WriteFailureReport.install(organizer) }
+    if configuration.stateFileReadOnly == true, !ReadOnlyStateFile.apply(stateDirectory: stateDirectory) { exit(7) }
+    let sigtermBefore = SigtermAction.current()
+    // Its launch closure returns without `launchingFinished()`: the launch stays open (and
+    // SIGTERM watched for it) until the app's launch finishes it.
+    earlier?.finishLaunching(policy: .threshold(100), launch: {}, protect: { _ in })
     switch configuration.launchOn ?? (configuration.launchOnThread == true ? "thread" : "main") {
     case "thread":
       // The launch on a thread of its own while the main thread waits (a hang's report then
@@ -114,8 +130,9 @@ final class ReferenceApp: Sendable {
       }
       if prepareAll {
         started.wait()
-        let covered = CrashCapture.prepareAllThreads() ?? -1
-        ChaosProbe.emit("threads_prepared", ["answered": covered])
+        let answered = CrashCapture.prepareAllThreads()
+        // The worker waiting on `prepared` is another thread: a count reaches at least it.
+        ChaosProbe.emit("threads_prepared", ["answered": answered ?? -1, "reached_worker": (answered ?? 0) >= 1])
         prepared.signal()
       }
       done.wait()
@@ -130,6 +147,11 @@ final class ReferenceApp: Sendable {
       finishLaunching()
     }
     if configuration.reportReadiness == true { emitReadiness("after_launch") }
+    if configuration.reportSigtermAction == true {
+      ChaosProbe.emit(
+        "sigterm_action", ["when": "after_launch", "as_before": SigtermAction.current() == sigtermBefore])
+    }
+    if configuration.refreshModules == true { ModuleRefresh.run() }
     if configuration.sigtermSource == "after_launch" { startGracefulShutdownSource() }
 
     if configuration.lifeActionsWhen != "during_launch" { addLifeActions() }
@@ -147,7 +169,13 @@ final class ReferenceApp: Sendable {
   }
 
   private func finishLaunching() {
-    organizer.finishLaunching(policy: policy, launch: { self.launch() }, protect: { self.protect($0) })
+    guard configuration.reportLaunchRelease == true else {
+      organizer.finishLaunching(policy: policy, launch: { self.launch() }, protect: { self.protect($0) })
+      return
+    }
+    let watch = HeldLaunchWatch()
+    organizer.finishLaunching(policy: policy, launch: watch.wrap { self.launch() }, protect: { self.protect($0) })
+    ChaosProbe.emit("launch_closure", ["released": watch.isReleased])
   }
 
   /// The async API on the cooperative pool: the repair is awaited, then the launch runs as
@@ -190,6 +218,11 @@ final class ReferenceApp: Sendable {
   }
 
   private func launch(finishing: Bool = true) {
+    if configuration.reexecDuringLaunch == true { Reexec.once() }
+    if let earlier, earlier.currentMode != .finished {
+      earlier.launchingFinished()
+      ChaosProbe.emit("earlier_organizer_finished")
+    }
     if let exception = configuration.handleException, (exception.when ?? "during_launch") == "during_launch" {
       organizer.handleException(exception.type, detail: exception.detail)
     }
@@ -262,6 +295,7 @@ final class ReferenceApp: Sendable {
   }
 
   private func protect(_ context: ProtectContext) {
+    repairStarted.withLock { $0 = Date() }
     runRepairs(context)
     if (configuration.protectFinish ?? .immediate) == .immediate, !organizer.protectFinished(), context.exhausted {
       ChaosProbe.emit("degraded", ["level": context.level.number])

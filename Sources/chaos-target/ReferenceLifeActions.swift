@@ -25,11 +25,22 @@ extension ReferenceApp {
   /// What a readiness probe would be told now (`report_readiness`).
   func emitReadiness(_ when: String) {
     let status = organizer.status
-    ChaosProbe.emit(
-      "readiness",
-      [
-        "when": when, "ready": status.isReady, "readiness": status.readiness.rawValue,
-        "last_cause": status.lastCause ?? "none", "launch_finished": status.launchFinished,
-      ])
+    var fields: [String: any Sendable] = [
+      "when": when, "ready": status.isReady, "readiness": status.readiness.rawValue,
+      "last_cause": status.lastCause ?? "none", "launch_finished": status.launchFinished,
+      // What an app computes from the status: the launch time (known once finished) and
+      // whether its policy protects at the count this launch saw (the mode's reason).
+      "launch_time_known": status.launchTime != nil, "policy_protects": policy.protects(count: status.count),
+    ]
+    // An app that logs the decision when it changes compares it with the one it read before:
+    // the launch's decision, made once at its start, is equal to itself after the launch.
+    if when == "during_launch" {
+      readinessDecision.withLock { $0 = status.decision }
+    } else if let earlier = readinessDecision.withLock({ $0 }) {
+      fields["same_decision"] = status.decision == earlier
+    }
+    // `since` is when the current mode began: in the relaunch, after the repair started.
+    if let repair = repairStarted.withLock({ $0 }) { fields["since_relaunch"] = status.since >= repair }
+    ChaosProbe.emit("readiness", fields)
   }
 }

@@ -32,8 +32,15 @@ for repair in configuration.repairs ?? [] {
   if let problem = Repairs.problem(with: repair) { fail("invalid CHAOS_APP: \(problem)") }
 }
 
-let stateDirectory = ChaosProbe.stateDirectory(
+var stateDirectory = ChaosProbe.stateDirectory(
   default: FileManager.default.currentDirectoryPath + "/.chaos-target-state")
+if let relative = configuration.relativeStateDirectory {
+  // The scenario's state directory becomes the working directory the relative path starts from.
+  _ = mkdir(stateDirectory, 0o755)
+  guard chdir(stateDirectory) == 0 else { fail("cannot enter \(stateDirectory) for relative_state_directory") }
+  stateDirectory = relative
+}
+if let subdirectory = configuration.stateSubdirectory { stateDirectory += "/" + subdirectory }
 let app = ReferenceApp(configuration: configuration, stateDirectory: stateDirectory)
 app.run()
 // The organizer must outlive the exit: its exit tracker holds it weakly, and an exit(0) during
