@@ -44,7 +44,8 @@ import LaunchProtection
 ///   "close_stdin": false, "report_readiness": false, "sigterm_signalfd": false,
 ///   "reexec_during_launch": false, "report_sigterm_action": false, "relative_state_directory": "fresh/launch",
 ///   "state_file_read_only": false, "report_write_failures": false, "report_launch_release": false,
-///   "refresh_modules": false, "earlier_organizer": false, "state_subdirectory": "fresh/launch" }
+///   "refresh_modules": false, "earlier_organizer": false, "state_subdirectory": "fresh/launch",
+///   "sigterm_ignored": false }
 /// ```
 struct AppConfiguration: Decodable {
   struct Level: Decodable {
@@ -189,11 +190,15 @@ struct AppConfiguration: Decodable {
   /// Close standard input before the launch, as a daemon started with it closed runs: the
   /// library's next descriptor (the state lock's) is then 0.
   var closeStdin: Bool?
-  /// Emit `readiness {when, ready, readiness, last_cause}` from `organizer.status` right before
-  /// `launchingFinished()` and once the launch returned: what a readiness probe would answer.
+  /// Emit `readiness {when, ready, readiness, last_cause, level, level_name, …}` from
+  /// `organizer.status` right before `launchingFinished()` and once the launch returned: what a
+  /// readiness probe would answer.
   var reportReadiness: Bool?
   /// Block SIGTERM and read it through a signalfd made before the launch (see `SignalfdOwner`).
   var sigtermSignalfd: Bool?
+  /// Ignore SIGTERM (`SIG_IGN`) before the launch, as a process started under `nohup`-like
+  /// wrappers or by a supervisor that ignores it does: the organizer reports the owner once.
+  var sigtermIgnored: Bool?
   /// At the start of the launch, `execv` the app's own executable once (as an app upgrading
   /// itself in place does): the new image keeps the pid and start time and begins a launch of
   /// its own, while the old image's launch is still in the state, unfinished.
@@ -260,6 +265,7 @@ struct AppConfiguration: Decodable {
     case closeStdin = "close_stdin"
     case reportReadiness = "report_readiness"
     case sigtermSignalfd = "sigterm_signalfd"
+    case sigtermIgnored = "sigterm_ignored"
     case reexecDuringLaunch = "reexec_during_launch"
     case reportSigtermAction = "report_sigterm_action"
     case relativeStateDirectory = "relative_state_directory"

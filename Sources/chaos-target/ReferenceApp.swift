@@ -78,6 +78,7 @@ final class ReferenceApp: Sendable {
   func run() {
     // First, so that every thread made after it has SIGTERM blocked too.
     if configuration.sigtermSignalfd == true { SignalfdOwner.install(organizer) }
+    if configuration.sigtermIgnored == true { signal(SIGTERM, SIG_IGN) }
     ChaosProbe.declare(taskFailpoints)
     var probe = ChaosProbe.Options()
     probe.crashCapture = configuration.crashCapture ?? true
