@@ -38,7 +38,8 @@ import LaunchProtection
 ///   "sigterm_handler": "before_launch" | "during_launch" | "before_finish" | "chaining_during_launch",
 ///   "machine_identity": "node-a",
 ///   "notify_ready": true, "repair_time_extension_ms": 90000,
-///   "handle_exception": {"type": "NSInvalidArgumentException", "detail": "…", "when": "during_launch" | "after_launch"},
+///   "handle_exception": {"type": "NSInvalidArgumentException", "detail": "…", "when": "during_launch" | "after_launch",
+///     "detail_bytes": 70000},
 ///   "ignore_termination": true, "ignore_reboots": true, "reset_on_new_binary": true, "repair_throws": [1],
 ///   "dependency": {"name": "postgres", "task": "database", "give_up_ms": 3000, "port": 5432, "attempts": 1},
 ///   "close_stdin": false, "report_readiness": false, "sigterm_signalfd": false,
@@ -72,6 +73,21 @@ struct AppConfiguration: Decodable {
     var type: String
     var detail: String?
     var when: String?
+    /// Makes the detail this many bytes long (`detail`, then `x`s): a reporter's message longer
+    /// than a state may hold, without a literal that long in the scenario.
+    var detailBytes: Int?
+
+    enum CodingKeys: String, CodingKey {
+      case type, detail, when
+      case detailBytes = "detail_bytes"
+    }
+
+    /// The detail handed to `handleException`.
+    var fullDetail: String? {
+      guard let detailBytes else { return detail }
+      let start = detail ?? ""
+      return start + String(repeating: "x", count: max(0, detailBytes - start.utf8.count))
+    }
   }
 
   /// `dependency`: the launch waits for a dependency inside `LaunchOrganizer.waitForDependency`

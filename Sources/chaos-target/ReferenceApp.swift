@@ -158,7 +158,7 @@ final class ReferenceApp: Sendable {
     if configuration.lifeActionsWhen != "during_launch" { addLifeActions() }
     if configuration.protectFinish == .afterLifeActions, organizer.protectFinished() { performLifeActions() }
     if let exception = configuration.handleException, exception.when == "after_launch" {
-      organizer.handleException(exception.type, detail: exception.detail)
+      organizer.handleException(exception.type, detail: exception.fullDetail)
     }
     if configuration.stayUp == true {
       if configuration.sigtermSource != nil || configuration.sigtermHandler != nil {
@@ -225,7 +225,7 @@ final class ReferenceApp: Sendable {
       ChaosProbe.emit("earlier_organizer_finished")
     }
     if let exception = configuration.handleException, (exception.when ?? "during_launch") == "during_launch" {
-      organizer.handleException(exception.type, detail: exception.detail)
+      organizer.handleException(exception.type, detail: exception.fullDetail)
     }
     // A ServiceGroup starting while the launch is unfinished takes SIGTERM here.
     if configuration.sigtermSource == "during_launch", signalSources.withLock({ $0.isEmpty }) {
