@@ -46,7 +46,7 @@ import LaunchProtection
 ///   "reexec_during_launch": false, "report_sigterm_action": false, "relative_state_directory": "fresh/launch",
 ///   "state_file_read_only": false, "report_write_failures": false, "report_launch_release": false,
 ///   "refresh_modules": false, "earlier_organizer": false, "state_subdirectory": "fresh/launch",
-///   "sigterm_ignored": false }
+///   "sigterm_ignored": false, "earlier_organizer_unfinished": false }
 /// ```
 struct AppConfiguration: Decodable {
   struct Level: Decodable {
@@ -240,6 +240,9 @@ struct AppConfiguration: Decodable {
   /// launch begins before the app's and finishes at the start of the app's launch (event
   /// `earlier_organizer_finished`).
   var earlierOrganizer: Bool?
+  /// With `earlier_organizer`: its launch is never finished (a component still starting when
+  /// the app ends), and `earlier_organizer_started {count, mode}` reports what it decided.
+  var earlierOrganizerUnfinished: Bool?
   /// Give the organizer this directory under the scenario's state directory (an absolute path
   /// whose leading directories exist and whose last ones do not, made on the first update).
   var stateSubdirectory: String?
@@ -290,6 +293,7 @@ struct AppConfiguration: Decodable {
     case reportLaunchRelease = "report_launch_release"
     case refreshModules = "refresh_modules"
     case earlierOrganizer = "earlier_organizer"
+    case earlierOrganizerUnfinished = "earlier_organizer_unfinished"
     case stateSubdirectory = "state_subdirectory"
   }
 

@@ -103,6 +103,10 @@ final class ReferenceApp: Sendable {
     // Its launch closure returns without `launchingFinished()`: the launch stays open (and
     // SIGTERM watched for it) until the app's launch finishes it.
     earlier?.finishLaunching(policy: .threshold(100), launch: {}, protect: { _ in })
+    if let earlier, configuration.earlierOrganizerUnfinished == true {
+      ChaosProbe.emit(
+        "earlier_organizer_started", ["count": earlier.status.count, "mode": "\(earlier.status.mode)"])
+    }
     switch configuration.launchOn ?? (configuration.launchOnThread == true ? "thread" : "main") {
     case "thread":
       // The launch on a thread of its own while the main thread waits (a hang's report then
@@ -220,7 +224,7 @@ final class ReferenceApp: Sendable {
 
   private func launch(finishing: Bool = true) {
     if configuration.reexecDuringLaunch == true { Reexec.once() }
-    if let earlier, earlier.currentMode != .finished {
+    if let earlier, earlier.currentMode != .finished, configuration.earlierOrganizerUnfinished != true {
       earlier.launchingFinished()
       ChaosProbe.emit("earlier_organizer_finished")
     }
