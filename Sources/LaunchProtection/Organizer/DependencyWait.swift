@@ -83,7 +83,7 @@ extension LaunchOrganizer {
     -> T
   {
     let dependency = LaunchState.dependencyName(name)
-    let started = Self.monotonicNanoseconds()
+    let started = MonotonicClock.nanoseconds()
     let waiting = beginDependencyWait(dependency)
     do {
       let value = try body()
@@ -114,7 +114,7 @@ extension LaunchOrganizer {
     _ name: String, isolation: isolated (any Actor)? = #isolation, _ body: () async throws(Failure) -> T
   ) async throws(Failure) -> T {
     let dependency = LaunchState.dependencyName(name)
-    let started = Self.monotonicNanoseconds()
+    let started = MonotonicClock.nanoseconds()
     let waiting = await offPool { [self] in beginDependencyWait(dependency) }
     do {
       let value = try await body()
@@ -125,10 +125,6 @@ extension LaunchOrganizer {
       throw error
     }
   }
-
-  /// The monotonic clock the waits are timed by, in nanoseconds.
-  @usableFromInline
-  static func monotonicNanoseconds() -> UInt64 { MonotonicClock.nanoseconds() }
 
   /// The wait begins: the deadline paused, the dependency named in the sentinel (durably)
   /// and in the status. False outside a launch, where the wait means nothing.
@@ -163,7 +159,7 @@ extension LaunchOrganizer {
     }
     if let launchID { persistWaitingFor(launchID: launchID) }
     if !awaited { deadline?.resume() }
-    let waited = Duration.nanoseconds(Int64(Self.monotonicNanoseconds() - started))
+    let waited = Duration.nanoseconds(Int64(MonotonicClock.nanoseconds() - started))
     emit(DependencyWait(dependency: dependency, stage: answered ? .answered : .failed, waited: waited))
   }
 
