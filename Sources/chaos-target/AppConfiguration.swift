@@ -41,12 +41,13 @@ import LaunchProtection
 ///   "handle_exception": {"type": "NSInvalidArgumentException", "detail": "…", "when": "during_launch" | "after_launch",
 ///     "detail_bytes": 70000},
 ///   "ignore_termination": true, "ignore_reboots": true, "reset_on_new_binary": true, "repair_throws": [1],
-///   "dependency": {"name": "postgres", "task": "database", "give_up_ms": 3000, "port": 5432, "attempts": 1},
+///   "dependency": {"name": "postgres", "task": "database", "give_up_ms": 3000, "port": 5432, "attempts": 1,
+///     "after_launch": false},
 ///   "close_stdin": false, "report_readiness": false, "sigterm_signalfd": false,
 ///   "reexec_during_launch": false, "report_sigterm_action": false, "relative_state_directory": "fresh/launch",
 ///   "state_file_read_only": false, "report_write_failures": false, "report_launch_release": false,
 ///   "refresh_modules": false, "earlier_organizer": false, "state_subdirectory": "fresh/launch",
-///   "sigterm_ignored": false, "earlier_organizer_unfinished": false }
+///   "sigterm_ignored": false, "earlier_organizer_unfinished": false, "earlier_organizer_finished_first": false }
 /// ```
 struct AppConfiguration: Decodable {
   struct Level: Decodable {
@@ -94,7 +95,8 @@ struct AppConfiguration: Decodable {
   /// (DependencyWait.swift): a TCP connect to 127.0.0.1:`port` (default `CHAOS_DEPENDENCY_PORT`,
   /// a scenario's `dependency:`) every 50 ms until answered or `give_up_ms` (default 3000)
   /// passed, then exit 1. `task`: at the start of that task, before its failpoint (a bad
-  /// migration after the connect); absent: at the start of the launch, before the tasks.
+  /// migration after the connect); absent: at the start of the launch, before the tasks (with
+  /// `launch_on: async`, through the async `waitForDependency`).
   struct Dependency: Decodable {
     var name: String
     var task: String?
@@ -102,10 +104,14 @@ struct AppConfiguration: Decodable {
     var port: Int?
     /// Waits before giving up for good (default 1): after a failed wait the app waits again.
     var attempts: Int?
+    /// Waits once the launch finished instead (a reconnect while serving), where the wait
+    /// means nothing to the organizer.
+    var afterLaunch: Bool?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
       case name, task, port, attempts
       case giveUpMilliseconds = "give_up_ms"
+      case afterLaunch = "after_launch"
     }
   }
 
@@ -243,6 +249,9 @@ struct AppConfiguration: Decodable {
   /// With `earlier_organizer`: its launch is never finished (a component still starting when
   /// the app ends), and `earlier_organizer_started {count, mode}` reports what it decided.
   var earlierOrganizerUnfinished: Bool?
+  /// With `earlier_organizer`: its launch finishes before the app's begins (a component that
+  /// started, and gave SIGTERM back, before the app's organizer watches it).
+  var earlierOrganizerFinishedFirst: Bool?
   /// Give the organizer this directory under the scenario's state directory (an absolute path
   /// whose leading directories exist and whose last ones do not, made on the first update).
   var stateSubdirectory: String?
@@ -294,6 +303,7 @@ struct AppConfiguration: Decodable {
     case refreshModules = "refresh_modules"
     case earlierOrganizer = "earlier_organizer"
     case earlierOrganizerUnfinished = "earlier_organizer_unfinished"
+    case earlierOrganizerFinishedFirst = "earlier_organizer_finished_first"
     case stateSubdirectory = "state_subdirectory"
   }
 
@@ -329,6 +339,9 @@ struct AppConfiguration: Decodable {
     if let when = lifeActionsWhen, !["after_launch", "during_launch"].contains(when) {
       return "life_actions_when must be after_launch or during_launch, not '\(when)'"
     }
+    if earlierOrganizerFinishedFirst == true, earlierOrganizer != true || earlierOrganizerUnfinished == true {
+      return "earlier_organizer_finished_first needs earlier_organizer, and excludes earlier_organizer_unfinished"
+    }
     if lifeActionsWhen == "during_launch", protectFinish == .afterLifeActions {
       return "life_actions_when during_launch needs a protect_finish other than after_life_actions"
     }
@@ -343,6 +356,9 @@ struct AppConfiguration: Decodable {
       if dependency.name.isEmpty { return "dependency.name must not be empty" }
       if let giveUp = dependency.giveUpMilliseconds, giveUp < 0 { return "dependency.give_up_ms must be at least 0" }
       if let attempts = dependency.attempts, attempts < 1 { return "dependency.attempts must be at least 1" }
+      if dependency.afterLaunch == true, dependency.task != nil {
+        return "dependency.after_launch and dependency.task exclude each other"
+      }
     }
     if let subdirectory = stateSubdirectory, subdirectory.isEmpty || subdirectory.hasPrefix("/") {
       return "state_subdirectory must be a relative path, not '\(subdirectory)'"

@@ -69,19 +69,16 @@ struct DependencyWait: Sendable {
     for attempt in 1...attempts where waitOnce(last: attempt == attempts) { return }
   }
 
-  /// One wait; true when answered. A failed last wait ends the app.
-  private func waitOnce(last: Bool) -> Bool {
+  /// `wait()` through the async `waitForDependency` (`launch_on: async`).
+  func waitAsync() async {
+    for attempt in 1...attempts where await waitOnceAsync(last: attempt == attempts) { return }
+  }
+
+  /// One wait through the async API; true when answered. A failed last wait ends the app.
+  private func waitOnceAsync(last: Bool) async -> Bool {
     do {
-      try organizer.waitForDependency(name) {
-        // What the organizer says while it waits, for scenarios to check.
-        let status = organizer.status
-        ChaosProbe.emit(
-          "dependency_status",
-          [
-            "dependency": name, "waiting_for": status.waitingFor.joined(separator: " and "),
-            "says_waiting": status.description.contains("waiting for \(name)"),
-            "outages_in_a_row": status.dependencyOutage?.launchesInARow ?? 0,
-          ])
+      try await organizer.waitForDependency(name) { () async throws(GaveUp) in
+        reportStatus()
         try connect()
       }
       return true
@@ -90,6 +87,33 @@ struct DependencyWait: Sendable {
       if last { exit(1) }
       return false
     }
+  }
+
+  /// One wait; true when answered. A failed last wait ends the app.
+  private func waitOnce(last: Bool) -> Bool {
+    do {
+      try organizer.waitForDependency(name) {
+        reportStatus()
+        try connect()
+      }
+      return true
+    } catch {
+      writeStandardError("chaos-target: \(error)\n")
+      if last { exit(1) }
+      return false
+    }
+  }
+
+  /// What the organizer says while it waits, for scenarios to check.
+  private func reportStatus() {
+    let status = organizer.status
+    ChaosProbe.emit(
+      "dependency_status",
+      [
+        "dependency": name, "waiting_for": status.waitingFor.joined(separator: " and "),
+        "says_waiting": status.description.contains("waiting for \(name)"),
+        "outages_in_a_row": status.dependencyOutage?.launchesInARow ?? 0,
+      ])
   }
 
   /// Connects until answered (`ok\n` read, or the peer closed after accepting).

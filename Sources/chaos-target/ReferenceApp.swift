@@ -103,6 +103,10 @@ final class ReferenceApp: Sendable {
     // Its launch closure returns without `launchingFinished()`: the launch stays open (and
     // SIGTERM watched for it) until the app's launch finishes it.
     earlier?.finishLaunching(policy: .threshold(100), launch: {}, protect: { _ in })
+    if let earlier, configuration.earlierOrganizerFinishedFirst == true {
+      earlier.launchingFinished()
+      ChaosProbe.emit("earlier_organizer_finished")
+    }
     if let earlier, configuration.earlierOrganizerUnfinished == true {
       ChaosProbe.emit(
         "earlier_organizer_started", ["count": earlier.status.count, "mode": "\(earlier.status.mode)"])
@@ -157,6 +161,7 @@ final class ReferenceApp: Sendable {
         "sigterm_action", ["when": "after_launch", "as_before": SigtermAction.current() == sigtermBefore])
     }
     if configuration.refreshModules == true { ModuleRefresh.run() }
+    if configuration.dependency?.afterLaunch == true { dependencyWait?.wait() }
     if configuration.sigtermSource == "after_launch" { startGracefulShutdownSource() }
 
     if configuration.lifeActionsWhen != "during_launch" { addLifeActions() }
@@ -193,7 +198,11 @@ final class ReferenceApp: Sendable {
           throw RepairFailed(level: context.level.number)
         }
       }
-      launch(finishing: false)
+      // The async API's launch waits with the async waitForDependency.
+      if configuration.dependency?.task == nil, configuration.dependency?.afterLaunch != true {
+        await dependencyWait?.waitAsync()
+      }
+      launch(finishing: false, waitedForDependency: true)
       if configuration.launchingFinished ?? true { await organizer.markLaunchingFinished() }
     } catch {
       ChaosProbe.emit("launch_error", ["detail": "\(error)"])
@@ -222,7 +231,7 @@ final class ReferenceApp: Sendable {
     ChaosProbe.emit("sigterm_source_ready")
   }
 
-  private func launch(finishing: Bool = true) {
+  private func launch(finishing: Bool = true, waitedForDependency: Bool = false) {
     if configuration.reexecDuringLaunch == true { Reexec.once() }
     if let earlier, earlier.currentMode != .finished, configuration.earlierOrganizerUnfinished != true {
       earlier.launchingFinished()
@@ -237,7 +246,9 @@ final class ReferenceApp: Sendable {
     }
     if configuration.sigtermHandler == "during_launch" { GracefulHandler.install(organizer) }
     if configuration.sigtermHandler == "chaining_during_launch" { ChainingHandler.install() }
-    if configuration.dependency?.task == nil { dependencyWait?.wait() }
+    if configuration.dependency?.task == nil, configuration.dependency?.afterLaunch != true, !waitedForDependency {
+      dependencyWait?.wait()
+    }
     let workflow = makeWorkflow()
     ChaosProbe.attach(workflow)
     do {

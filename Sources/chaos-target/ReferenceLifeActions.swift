@@ -43,6 +43,8 @@ extension ReferenceApp {
     }
     // `since` is when the current mode began: in the relaunch, after the repair started.
     if let repair = repairStarted.withLock({ $0 }) { fields["since_relaunch"] = status.since >= repair }
+    // The status line a log shows ends with `since`, in UTC as ISO 8601 writes it.
+    fields["says_since"] = status.description.hasSuffix("since " + status.since.formatted(.iso8601))
     ChaosProbe.emit("readiness", fields)
   }
 }

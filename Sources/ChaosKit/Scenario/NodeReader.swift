@@ -116,12 +116,22 @@ struct NodeReader {
   }
 
   /// `task_start` or `{event: task_start, task: network}`.
-  func eventPattern(_ node: Node) throws(ScenarioError) -> EventPattern {
+  func eventPattern(_ node: Node, counted: Bool = false) throws(ScenarioError) -> EventPattern {
     if case .scalar(let scalar) = node { return EventPattern(name: scalar.string, fields: [:]) }
     guard case .object(var fields) = try json(node), case .string(let name)? = fields["event"] else {
       throw error(node, "an event is a name or a mapping with an 'event' key")
     }
     fields["event"] = nil
-    return EventPattern(name: name, fields: fields)
+    var pattern = EventPattern(name: name, fields: fields)
+    if let times = fields["times"] {
+      guard counted else { throw error(node, "'times' belongs to an entry of 'events', not here") }
+      guard let number = times.int, number >= 1 else {
+        throw error(
+          node, "times must be a whole number of at least 1 (no such event at all is 'no_events'), not \(times)")
+      }
+      pattern.fields["times"] = nil
+      pattern.times = number
+    }
+    return pattern
   }
 }

@@ -150,8 +150,12 @@ package struct EventPattern: Sendable, Equatable, CustomStringConvertible {
   package var name: String
   /// Fields that must be equal.
   package var fields: [String: JSONValue]
+  /// In `events:`, `times:` — how many of the launch's events must match, exactly (nil: any
+  /// number from one).
+  package var times: Int? = nil
 
   package var description: String {
-    fields.isEmpty ? name : "\(name) \(JSONValue.object(fields))"
+    let text = fields.isEmpty ? name : "\(name) \(JSONValue.object(fields))"
+    return times.map { "\(text) ×\($0)" } ?? text
   }
 }

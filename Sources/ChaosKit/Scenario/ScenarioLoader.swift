@@ -207,9 +207,15 @@ public enum ScenarioLoader {
     }
     if let node = map["level"] { expect.level = try reader.integer(node, what: "level", minimum: 1) }
     if let node = map["relaunched"] { expect.relaunched = try reader.bool(node, what: "relaunched") }
-    if let node = map["events"] { expect.events = try reader.sequence(node, what: "events").map(reader.eventPattern) }
+    if let node = map["events"] {
+      expect.events = try reader.sequence(node, what: "events").map { node throws(ScenarioError) in
+        try reader.eventPattern(node, counted: true)
+      }
+    }
     if let node = map["no_events"] {
-      expect.noEvents = try reader.sequence(node, what: "no_events").map(reader.eventPattern)
+      expect.noEvents = try reader.sequence(node, what: "no_events").map { node throws(ScenarioError) in
+        try reader.eventPattern(node)
+      }
     }
     if let node = map["backtrace_contains"] {
       expect.backtraceContains = try reader.sequence(node, what: "backtrace_contains").map {

@@ -144,9 +144,8 @@ final class StopSignal: Sendable {
   /// registered. Made only when libdispatch already owns SIGTERM (the first source for a
   /// signal replaces its handler, which would change what SIGTERM does in an app without
   /// one), and only while a launch is armed: decided, made and resumed under the lock that
-  /// `disarm` takes. Returns whether a source was added.
-  @discardableResult
-  private func adoptDispatchOwner() -> Bool {
+  /// `disarm` takes.
+  private func adoptDispatchOwner() {
     let made = state.withLock { locked -> SourceContext? in
       guard locked.source == nil, locked.watch.organizer != nil else { return nil }
       let context = SourceContext(owner: self)
@@ -165,9 +164,7 @@ final class StopSignal: Sendable {
       locked.source = source
       return context
     }
-    guard let made else { return false }
-    made.registered.wait(until: MonotonicClock.nanoseconds() + 200_000_000)
-    return true
+    made?.registered.wait(until: MonotonicClock.nanoseconds() + 200_000_000)
   }
 
   /// Our Dispatch source saw a SIGTERM (on its queue).

@@ -86,6 +86,13 @@ enum Checker {
         .events, "events in order", expected: expect.events.map(\.description).joined(separator: " → "),
         saw: "no \(missing) after the earlier ones (events: \(seen.events.map(\.name).joined(separator: ", ")))")
     }
+    for pattern in expect.events {
+      guard let times = pattern.times else { continue }
+      let seenTimes = seen.events.filter { matches(pattern, $0) }.count
+      if seenTimes != times {
+        fail(.events, "events", expected: pattern.description, saw: "\(seenTimes) of them")
+      }
+    }
     for pattern in expect.noEvents {
       if let found = seen.events.first(where: { matches(pattern, $0) }) {
         fail(.noEvents, "no event", expected: pattern.description, saw: "one at events line \(found.line)")
