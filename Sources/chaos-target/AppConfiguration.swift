@@ -47,7 +47,8 @@ import LaunchProtection
 ///   "reexec_during_launch": false, "report_sigterm_action": false, "relative_state_directory": "fresh/launch",
 ///   "state_file_read_only": false, "report_write_failures": false, "report_launch_release": false,
 ///   "refresh_modules": false, "earlier_organizer": false, "state_subdirectory": "fresh/launch",
-///   "sigterm_ignored": false, "earlier_organizer_unfinished": false, "earlier_organizer_finished_first": false }
+///   "sigterm_ignored": false, "earlier_organizer_unfinished": false, "earlier_organizer_finished_first": false,
+///   "stale_errno": false }
 /// ```
 struct AppConfiguration: Decodable {
   struct Level: Decodable {
@@ -252,6 +253,9 @@ struct AppConfiguration: Decodable {
   /// With `earlier_organizer`: its launch finishes before the app's begins (a component that
   /// started, and gave SIGTERM back, before the app's organizer watches it).
   var earlierOrganizerFinishedFirst: Bool?
+  /// `errno` is EINTR when the launch begins (on the main thread), as a call of the app's own
+  /// that a signal interrupted leaves it.
+  var staleErrno: Bool?
   /// Give the organizer this directory under the scenario's state directory (an absolute path
   /// whose leading directories exist and whose last ones do not, made on the first update).
   var stateSubdirectory: String?
@@ -304,6 +308,7 @@ struct AppConfiguration: Decodable {
     case earlierOrganizer = "earlier_organizer"
     case earlierOrganizerUnfinished = "earlier_organizer_unfinished"
     case earlierOrganizerFinishedFirst = "earlier_organizer_finished_first"
+    case staleErrno = "stale_errno"
     case stateSubdirectory = "state_subdirectory"
   }
 

@@ -98,6 +98,7 @@ final class ReferenceApp: Sendable {
     // The organizer's first descriptor of the launch, the state lock's, is then 0.
     if configuration.closeStdin == true { close(STDIN_FILENO) }
     if configuration.reportWriteFailures == true { WriteFailureReport.install(organizer) }
+    if configuration.reportReadiness == true { observeHang() }
     if configuration.stateFileReadOnly == true, !ReadOnlyStateFile.apply(stateDirectory: stateDirectory) { exit(7) }
     let sigtermBefore = SigtermAction.current()
     // Its launch closure returns without `launchingFinished()`: the launch stays open (and
@@ -111,6 +112,9 @@ final class ReferenceApp: Sendable {
       ChaosProbe.emit(
         "earlier_organizer_started", ["count": earlier.status.count, "mode": "\(earlier.status.mode)"])
     }
+    // errno as an interrupted call of the app's own left it: the library must not read it
+    // before a call of its own failed.
+    if configuration.staleErrno == true { errno = EINTR }
     switch configuration.launchOn ?? (configuration.launchOnThread == true ? "thread" : "main") {
     case "thread":
       // The launch on a thread of its own while the main thread waits (a hang's report then

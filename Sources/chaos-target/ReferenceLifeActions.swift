@@ -22,6 +22,18 @@ extension ReferenceApp {
     }
   }
 
+  /// `report_readiness`: what a probe would be told once the launch deadline fired, in the
+  /// half second before the process ends (`hang_status`).
+  func observeHang() {
+    organizer.observe { [organizer] observation in
+      guard case .launchDeadlineExceeded? = observation.event else { return }
+      let status = organizer.status
+      ChaosProbe.emit(
+        "hang_status",
+        ["last_cause": status.lastCause ?? "none", "readiness": status.readiness.rawValue, "ready": status.isReady])
+    }
+  }
+
   /// What a readiness probe would be told now (`report_readiness`).
   func emitReadiness(_ when: String) {
     let status = organizer.status

@@ -150,8 +150,8 @@ package struct EventPattern: Sendable, Equatable, CustomStringConvertible {
   package var name: String
   /// Fields that must be equal.
   package var fields: [String: JSONValue]
-  /// In `events:`, `times:` — how many of the launch's events must match, exactly (nil: any
-  /// number from one).
+  /// In `events:`, `times:` — how many of the launch's events must match, exactly, wherever
+  /// they fall (such an entry takes no place in the order); nil: one at least, in order.
   package var times: Int? = nil
 
   package var description: String {

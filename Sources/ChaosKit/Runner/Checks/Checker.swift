@@ -177,10 +177,11 @@ enum Checker {
     return failures
   }
 
-  /// The first pattern not found, in order, as a subsequence of the events.
+  /// The first pattern not found, in order, as a subsequence of the events (a pattern with
+  /// `times` is counted over the whole launch instead, wherever its events fall).
   static func firstMissing(_ patterns: [EventPattern], in events: [TargetEvent]) -> EventPattern? {
     var cursor = events.startIndex
-    for pattern in patterns {
+    for pattern in patterns where pattern.times == nil {
       guard let found = events[cursor...].firstIndex(where: { matches(pattern, $0) }) else { return pattern }
       cursor = found + 1
     }
