@@ -48,7 +48,7 @@ import LaunchProtection
 ///   "state_file_read_only": false, "report_write_failures": false, "report_launch_release": false,
 ///   "refresh_modules": false, "earlier_organizer": false, "state_subdirectory": "fresh/launch",
 ///   "sigterm_ignored": false, "earlier_organizer_unfinished": false, "earlier_organizer_finished_first": false,
-///   "stale_errno": false }
+///   "stale_errno": false, "earlier_organizer_shares_state": false }
 /// ```
 struct AppConfiguration: Decodable {
   struct Level: Decodable {
@@ -256,6 +256,9 @@ struct AppConfiguration: Decodable {
   /// `errno` is EINTR when the launch begins (on the main thread), as a call of the app's own
   /// that a signal interrupted leaves it.
   var staleErrno: Bool?
+  /// With `earlier_organizer`: it keeps its state in the app's state directory (both left at
+  /// the same default), so each organizer meets the other's launch in one state file.
+  var earlierOrganizerSharesState: Bool?
   /// Give the organizer this directory under the scenario's state directory (an absolute path
   /// whose leading directories exist and whose last ones do not, made on the first update).
   var stateSubdirectory: String?
@@ -309,6 +312,7 @@ struct AppConfiguration: Decodable {
     case earlierOrganizerUnfinished = "earlier_organizer_unfinished"
     case earlierOrganizerFinishedFirst = "earlier_organizer_finished_first"
     case staleErrno = "stale_errno"
+    case earlierOrganizerSharesState = "earlier_organizer_shares_state"
     case stateSubdirectory = "state_subdirectory"
   }
 
@@ -343,6 +347,9 @@ struct AppConfiguration: Decodable {
     }
     if let when = lifeActionsWhen, !["after_launch", "during_launch"].contains(when) {
       return "life_actions_when must be after_launch or during_launch, not '\(when)'"
+    }
+    if earlierOrganizerSharesState == true, earlierOrganizer != true {
+      return "earlier_organizer_shares_state needs earlier_organizer"
     }
     if earlierOrganizerFinishedFirst == true, earlierOrganizer != true || earlierOrganizerUnfinished == true {
       return "earlier_organizer_finished_first needs earlier_organizer, and excludes earlier_organizer_unfinished"

@@ -50,7 +50,10 @@ final class ReferenceApp: Sendable {
     self.organizer = LaunchOrganizer(configuration: protection)
     self.earlier =
       configuration.earlierOrganizer == true
-      ? LaunchOrganizer(configuration: .init(stateDirectory: stateDirectory + "/earlier-organizer")) : nil
+      ? LaunchOrganizer(
+        configuration: .init(
+          stateDirectory: configuration.earlierOrganizerSharesState == true
+            ? stateDirectory : stateDirectory + "/earlier-organizer")) : nil
     self.dependencyWait = DependencyWait(
       configuration, organizer: organizer, environment: ProcessInfo.processInfo.environment)
     self.dataDirectory = Repairs.dataDirectory(stateDirectory: stateDirectory)
