@@ -35,7 +35,9 @@ public struct LaunchState: Codable, Sendable, Equatable {
 public struct LaunchRecord: Codable, Sendable, Equatable {
   /// Which process.
   public var process: ProcessIdentity
-  /// Distinguishes several launches in one process (protect → relaunch keeps the same record).
+  /// Distinguishes several launches in one process (protect → relaunch keeps the same record):
+  /// a random version 4 UUID in uppercase, as `UUID().uuidString` writes it, for the launches
+  /// the organizer records.
   public var launchID: String
   /// What the launch was doing when last written.
   public var phase: LaunchPhase
