@@ -67,6 +67,7 @@ enum WriteFailureReport {
     case EROFS: "EROFS"
     case EIO: "EIO"
     case ENOSPC: "ENOSPC"
+    case ENOENT: "ENOENT"
     default: "errno \(code)"
     }
   }
