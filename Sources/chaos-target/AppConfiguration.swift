@@ -48,7 +48,8 @@ import LaunchProtection
 ///   "state_file_read_only": false, "report_write_failures": false, "report_launch_release": false,
 ///   "refresh_modules": false, "earlier_organizer": false, "state_subdirectory": "fresh/launch",
 ///   "sigterm_ignored": false, "earlier_organizer_unfinished": false, "earlier_organizer_finished_first": false,
-///   "stale_errno": false, "earlier_organizer_shares_state": false }
+///   "stale_errno": false, "earlier_organizer_shares_state": false,
+///   "launch_twice": false, "file_size_limit": 6000 }
 /// ```
 struct AppConfiguration: Decodable {
   struct Level: Decodable {
@@ -259,6 +260,12 @@ struct AppConfiguration: Decodable {
   /// With `earlier_organizer`: it keeps its state in the app's state directory (both left at
   /// the same default), so each organizer meets the other's launch in one state file.
   var earlierOrganizerSharesState: Bool?
+  /// Once launched, calls `finishLaunching` again on the same organizer (events
+  /// `second_launch_ran` if its closures run, `second_launch_returned`).
+  var launchTwice: Bool?
+  /// The largest file the process may write, in bytes (`RLIMIT_FSIZE`, SIGXFSZ ignored): a
+  /// write past it fails with EFBIG.
+  var fileSizeLimit: Int?
   /// Give the organizer this directory under the scenario's state directory (an absolute path
   /// whose leading directories exist and whose last ones do not, made on the first update).
   var stateSubdirectory: String?
@@ -313,6 +320,8 @@ struct AppConfiguration: Decodable {
     case earlierOrganizerFinishedFirst = "earlier_organizer_finished_first"
     case staleErrno = "stale_errno"
     case earlierOrganizerSharesState = "earlier_organizer_shares_state"
+    case launchTwice = "launch_twice"
+    case fileSizeLimit = "file_size_limit"
     case stateSubdirectory = "state_subdirectory"
   }
 
@@ -348,6 +357,7 @@ struct AppConfiguration: Decodable {
     if let when = lifeActionsWhen, !["after_launch", "during_launch"].contains(when) {
       return "life_actions_when must be after_launch or during_launch, not '\(when)'"
     }
+    if let fileSizeLimit, fileSizeLimit < 1 { return "file_size_limit must be at least 1" }
     if earlierOrganizerSharesState == true, earlierOrganizer != true {
       return "earlier_organizer_shares_state needs earlier_organizer"
     }

@@ -68,6 +68,7 @@ enum WriteFailureReport {
     case EIO: "EIO"
     case ENOSPC: "ENOSPC"
     case ENOENT: "ENOENT"
+    case EFBIG: "EFBIG"
     default: "errno \(code)"
     }
   }

@@ -82,6 +82,13 @@ final class ReferenceApp: Sendable {
     // First, so that every thread made after it has SIGTERM blocked too.
     if configuration.sigtermSignalfd == true { SignalfdOwner.install(organizer) }
     if configuration.sigtermIgnored == true { signal(SIGTERM, SIG_IGN) }
+    if let bytes = configuration.fileSizeLimit {
+      // `ulimit -f` in a wrapper: a write past the limit fails with EFBIG (SIGXFSZ ignored,
+      // as a shell leaves it for a command whose writes should fail rather than kill it).
+      signal(SIGXFSZ, SIG_IGN)
+      var limit = rlimit(rlim_cur: rlim_t(bytes), rlim_max: rlim_t(bytes))
+      setrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &limit)
+    }
     ChaosProbe.declare(taskFailpoints)
     var probe = ChaosProbe.Options()
     probe.crashCapture = configuration.crashCapture ?? true
@@ -169,6 +176,14 @@ final class ReferenceApp: Sendable {
     }
     if configuration.refreshModules == true { ModuleRefresh.run() }
     if configuration.dependency?.afterLaunch == true { dependencyWait?.wait() }
+    if configuration.launchTwice == true {
+      // A second launch on the same organizer (a framework that calls the app's start-up
+      // again): it runs nothing.
+      organizer.finishLaunching(
+        policy: policy, launch: { ChaosProbe.emit("second_launch_ran") },
+        protect: { _ in ChaosProbe.emit("second_launch_ran") })
+      ChaosProbe.emit("second_launch_returned")
+    }
     if configuration.sigtermSource == "after_launch" { startGracefulShutdownSource() }
 
     if configuration.lifeActionsWhen != "during_launch" { addLifeActions() }
