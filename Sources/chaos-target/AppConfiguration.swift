@@ -49,7 +49,8 @@ import LaunchProtection
 ///   "refresh_modules": false, "earlier_organizer": false, "state_subdirectory": "fresh/launch",
 ///   "sigterm_ignored": false, "earlier_organizer_unfinished": false, "earlier_organizer_finished_first": false,
 ///   "stale_errno": false, "earlier_organizer_shares_state": false,
-///   "launch_twice": false, "file_size_limit": 6000 }
+///   "launch_twice": false, "file_size_limit": 6000,
+///   "state_directory_read_only": false }
 /// ```
 struct AppConfiguration: Decodable {
   struct Level: Decodable {
@@ -266,6 +267,9 @@ struct AppConfiguration: Decodable {
   /// The largest file the process may write, in bytes (`RLIMIT_FSIZE`, SIGXFSZ ignored): a
   /// write past it fails with EFBIG.
   var fileSizeLimit: Int?
+  /// The state directory on a read-only filesystem for this process (EROFS): a read-only bind
+  /// mount in a mount namespace of its own (needs CAP_SYS_ADMIN, as the container scenarios).
+  var stateDirectoryReadOnly: Bool?
   /// Give the organizer this directory under the scenario's state directory (an absolute path
   /// whose leading directories exist and whose last ones do not, made on the first update).
   var stateSubdirectory: String?
@@ -322,6 +326,7 @@ struct AppConfiguration: Decodable {
     case earlierOrganizerSharesState = "earlier_organizer_shares_state"
     case launchTwice = "launch_twice"
     case fileSizeLimit = "file_size_limit"
+    case stateDirectoryReadOnly = "state_directory_read_only"
     case stateSubdirectory = "state_subdirectory"
   }
 

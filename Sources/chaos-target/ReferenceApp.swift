@@ -28,6 +28,8 @@ final class ReferenceApp: Sendable {
   private let signalSources = Mutex<[SignalSourceBox]>([])
   /// `report_readiness`: the decision `organizer.status` named right before `launchingFinished()`.
   let readinessDecision = Mutex<LaunchDecision?>(nil)
+  /// `status.since` as `report_readiness` read it during the launch.
+  let readinessSince = Mutex<Date?>(nil)
   /// When the repair began (the protect closure was called): `readiness` says whether the
   /// status's `since` is later, the relaunch's.
   let repairStarted = Mutex<Date?>(nil)

@@ -50,8 +50,13 @@ extension ReferenceApp {
     // the launch's decision, made once at its start, is equal to itself after the launch.
     if when == "during_launch" {
       readinessDecision.withLock { $0 = status.decision }
+      readinessSince.withLock { $0 = status.since }
     } else if let earlier = readinessDecision.withLock({ $0 }) {
       fields["same_decision"] = status.decision == earlier
+    }
+    // The finished mode began when the launch finished: after the launching mode it ends.
+    if when == "after_launch", let during = readinessSince.withLock({ $0 }) {
+      fields["since_finish"] = status.since > during
     }
     // `since` is when the current mode began: in the relaunch, after the repair started.
     if let repair = repairStarted.withLock({ $0 }) { fields["since_relaunch"] = status.since >= repair }

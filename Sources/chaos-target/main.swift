@@ -41,6 +41,7 @@ if let relative = configuration.relativeStateDirectory {
   stateDirectory = relative
 }
 if let subdirectory = configuration.stateSubdirectory { stateDirectory += "/" + subdirectory }
+if configuration.stateDirectoryReadOnly == true, !ReadOnlyMount.apply(stateDirectory: stateDirectory) { exit(7) }
 let app = ReferenceApp(configuration: configuration, stateDirectory: stateDirectory)
 app.run()
 // The organizer must outlive the exit: its exit tracker holds it weakly, and an exit(0) during
