@@ -50,7 +50,7 @@ import LaunchProtection
 ///   "sigterm_ignored": false, "earlier_organizer_unfinished": false, "earlier_organizer_finished_first": false,
 ///   "stale_errno": false, "earlier_organizer_shares_state": false,
 ///   "launch_twice": false, "file_size_limit": 6000,
-///   "state_directory_read_only": false }
+///   "state_directory_read_only": false, "zombie_earlier_launch": false }
 /// ```
 struct AppConfiguration: Decodable {
   struct Level: Decodable {
@@ -270,6 +270,9 @@ struct AppConfiguration: Decodable {
   /// The state directory on a read-only filesystem for this process (EROFS): a read-only bind
   /// mount in a mount namespace of its own (needs CAP_SYS_ADMIN, as the container scenarios).
   var stateDirectoryReadOnly: Bool?
+  /// Before the launch, a child's launch on the same state directory dies and is left a
+  /// zombie, reaped once this launch finished (ZombieLaunch.swift).
+  var zombieEarlierLaunch: Bool?
   /// Give the organizer this directory under the scenario's state directory (an absolute path
   /// whose leading directories exist and whose last ones do not, made on the first update).
   var stateSubdirectory: String?
@@ -327,6 +330,7 @@ struct AppConfiguration: Decodable {
     case launchTwice = "launch_twice"
     case fileSizeLimit = "file_size_limit"
     case stateDirectoryReadOnly = "state_directory_read_only"
+    case zombieEarlierLaunch = "zombie_earlier_launch"
     case stateSubdirectory = "state_subdirectory"
   }
 

@@ -126,6 +126,7 @@ final class ReferenceApp: Sendable {
     }
     // errno as an interrupted call of the app's own left it: the library must not read it
     // before a call of its own failed.
+    let zombie = configuration.zombieEarlierLaunch == true ? ZombieLaunch.start() : nil
     if configuration.staleErrno == true { errno = EINTR }
     switch configuration.launchOn ?? (configuration.launchOnThread == true ? "thread" : "main") {
     case "thread":
@@ -171,6 +172,7 @@ final class ReferenceApp: Sendable {
     default:
       finishLaunching()
     }
+    if let zombie { ZombieLaunch.reap(zombie) }
     if configuration.reportReadiness == true { emitReadiness("after_launch") }
     if configuration.reportSigtermAction == true {
       ChaosProbe.emit(
