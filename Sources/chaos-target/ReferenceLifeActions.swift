@@ -45,6 +45,8 @@ extension ReferenceApp {
       // What an app computes from the status: the launch time (known once finished) and
       // whether its policy protects at the count this launch saw (the mode's reason).
       "launch_time_known": status.launchTime != nil, "policy_protects": policy.protects(count: status.count),
+      // Whether the app runs under a systemd that takes notifications (NOTIFY_SOCKET).
+      "notify_available": SystemdNotify.isAvailable,
     ]
     // An app that logs the decision when it changes compares it with the one it read before:
     // the launch's decision, made once at its start, is equal to itself after the launch.
