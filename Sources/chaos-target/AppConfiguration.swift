@@ -170,7 +170,8 @@ struct AppConfiguration: Decodable {
   var launchOn: String?
   /// With `launch_on: dispatch`: `CrashCapture.prepareAllThreads()` once the Dispatch worker
   /// that will run the launch exists, giving it (a thread the app did not create) an
-  /// alternate signal stack.
+  /// alternate signal stack. Otherwise: right before the launch, on the main thread, when no
+  /// other thread exists yet. Event `threads_prepared {answered, reached_worker}`.
   var prepareAllThreads: Bool?
   /// `ProtectionPolicy.whenExhausted`: `repeat-last-level` (default), `stay-degraded`, `exit(N)`.
   var exhausted: String?

@@ -30,6 +30,8 @@ final class ReferenceApp: Sendable {
   let readinessDecision = Mutex<LaunchDecision?>(nil)
   /// `status.since` as `report_readiness` read it during the launch.
   let readinessSince = Mutex<Date?>(nil)
+  /// Right before the app asks the organizer to launch.
+  let launchCalled = Mutex<Date?>(nil)
   /// When the repair began (the protect closure was called): `readiness` says whether the
   /// status's `since` is later, the relaunch's.
   let repairStarted = Mutex<Date?>(nil)
@@ -127,6 +129,10 @@ final class ReferenceApp: Sendable {
     // errno as an interrupted call of the app's own left it: the library must not read it
     // before a call of its own failed.
     let zombie = configuration.zombieEarlierLaunch == true ? ZombieLaunch.start() : nil
+    if configuration.prepareAllThreads == true, configuration.launchOn != "dispatch" {
+      ChaosProbe.emit("threads_prepared", ["answered": CrashCapture.prepareAllThreads() ?? -1])
+    }
+    launchCalled.withLock { $0 = Date() }
     if configuration.staleErrno == true { errno = EINTR }
     switch configuration.launchOn ?? (configuration.launchOnThread == true ? "thread" : "main") {
     case "thread":

@@ -53,6 +53,8 @@ extension ReferenceApp {
     if when == "during_launch" {
       readinessDecision.withLock { $0 = status.decision }
       readinessSince.withLock { $0 = status.since }
+      // The launching mode began when the app asked for the launch, not before.
+      if let called = launchCalled.withLock({ $0 }) { fields["since_launch"] = status.since >= called }
     } else if let earlier = readinessDecision.withLock({ $0 }) {
       fields["same_decision"] = status.decision == earlier
     }
