@@ -130,7 +130,9 @@ final class ReferenceApp: Sendable {
     // before a call of its own failed.
     let zombie = configuration.zombieEarlierLaunch == true ? ZombieLaunch.start() : nil
     if configuration.prepareAllThreads == true, configuration.launchOn != "dispatch" {
-      ChaosProbe.emit("threads_prepared", ["answered": CrashCapture.prepareAllThreads() ?? -1])
+      ChaosProbe.emit(
+        "threads_prepared",
+        ["current": CrashCapture.prepareCurrentThread(), "answered": CrashCapture.prepareAllThreads() ?? -1])
     }
     launchCalled.withLock { $0 = Date() }
     if configuration.staleErrno == true { errno = EINTR }

@@ -62,6 +62,12 @@ extension ReferenceApp {
     if when == "after_launch", let during = readinessSince.withLock({ $0 }) {
       fields["since_finish"] = status.since > during
     }
+    if when == "after_launch" {
+      // What the app's own systemd calls answer: a keep-alive (false without a watchdog) and
+      // a status line (false without a usable NOTIFY_SOCKET).
+      fields["keep_alive_sent"] = SystemdNotify.keepAlive()
+      fields["status_sent"] = SystemdNotify.send("STATUS=serving")
+    }
     // `since` is when the current mode began: in the relaunch, after the repair started.
     if let repair = repairStarted.withLock({ $0 }) { fields["since_relaunch"] = status.since >= repair }
     // The status line a log shows ends with `since`, in UTC as ISO 8601 writes it.
