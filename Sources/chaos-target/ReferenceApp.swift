@@ -41,10 +41,13 @@ final class ReferenceApp: Sendable {
   init(configuration: AppConfiguration, stateDirectory: String) {
     self.configuration = configuration
     var protection = LaunchOrganizer.Configuration(stateDirectory: stateDirectory)
-    protection.launchDeadline = configuration.launchDeadlineMilliseconds.map { .milliseconds($0) }
-    protection.durability = configuration.durability ?? .processCrash
-    protection.machineIdentity = configuration.machineIdentity
-    protection.notifyReady = configuration.notifyReady ?? true
+    // What the scenario does not set keeps the library's default, as in a user's app.
+    if let milliseconds = configuration.launchDeadlineMilliseconds {
+      protection.launchDeadline = .milliseconds(milliseconds)
+    }
+    if let durability = configuration.durability { protection.durability = durability }
+    if let machine = configuration.machineIdentity { protection.machineIdentity = machine }
+    if let notifyReady = configuration.notifyReady { protection.notifyReady = notifyReady }
     if let ignoreTermination = configuration.ignoreTermination { protection.ignoreTermination = ignoreTermination }
     if let ignoreReboots = configuration.ignoreReboots { protection.ignoreReboots = ignoreReboots }
     if let resetOnNewBinary = configuration.resetOnNewBinary { protection.resetOnNewBinary = resetOnNewBinary }
