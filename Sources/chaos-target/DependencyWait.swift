@@ -113,6 +113,7 @@ struct DependencyWait: Sendable {
         "dependency": name, "waiting_for": status.waitingFor.joined(separator: " and "),
         "says_waiting": status.description.contains("waiting for \(name)"),
         "outages_in_a_row": status.dependencyOutage?.launchesInARow ?? 0,
+        "says_outage": status.description.contains("ended waiting for"),
       ])
   }
 
