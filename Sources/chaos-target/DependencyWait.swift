@@ -113,8 +113,16 @@ struct DependencyWait: Sendable {
         "dependency": name, "waiting_for": status.waitingFor.joined(separator: " and "),
         "says_waiting": status.description.contains("waiting for \(name)"),
         "outages_in_a_row": status.dependencyOutage?.launchesInARow ?? 0,
-        "says_outage": status.description.contains("ended waiting for"),
+        "says_outage": status.description.contains(Self.outageWords(status.dependencyOutage)),
       ])
+  }
+
+  /// How the status line names the previous starts' outage ("the previous start ended waiting
+  /// for postgres", "the previous 5 starts in a row ended …"); none: text no line holds.
+  private static func outageWords(_ outage: DependencyOutage?) -> String {
+    guard let outage else { return "\u{0}" }
+    let starts = outage.launchesInARow == 1 ? "start" : "\(outage.launchesInARow) starts in a row"
+    return "the previous \(starts) ended waiting for \(outage.dependency)"
   }
 
   /// Connects until answered (`ok\n` read, or the peer closed after accepting).
