@@ -83,9 +83,7 @@ struct DependencyWait: Sendable {
       }
       return true
     } catch {
-      writeStandardError("chaos-target: \(error)\n")
-      if last { exit(1) }
-      return false
+      return gaveUp(error, last: last)
     }
   }
 
@@ -98,10 +96,15 @@ struct DependencyWait: Sendable {
       }
       return true
     } catch {
-      writeStandardError("chaos-target: \(error)\n")
-      if last { exit(1) }
-      return false
+      return gaveUp(error, last: last)
     }
+  }
+
+  /// A wait gave up: said on standard error; the last one ends the app (exit 1). False.
+  private func gaveUp(_ error: any Error, last: Bool) -> Bool {
+    writeStandardError("chaos-target: \(error)\n")
+    if last { exit(1) }
+    return false
   }
 
   /// What the organizer says while it waits, for scenarios to check.
@@ -113,14 +116,13 @@ struct DependencyWait: Sendable {
         "dependency": name, "waiting_for": status.waitingFor.joined(separator: " and "),
         "says_waiting": status.description.contains("waiting for \(name)"),
         "outages_in_a_row": status.dependencyOutage?.launchesInARow ?? 0,
-        "says_outage": status.description.contains(Self.outageWords(status.dependencyOutage)),
+        "says_outage": status.dependencyOutage.map { status.description.contains(Self.outageWords($0)) } ?? false,
       ])
   }
 
   /// How the status line names the previous starts' outage ("the previous start ended waiting
-  /// for postgres", "the previous 5 starts in a row ended …"); none: text no line holds.
-  private static func outageWords(_ outage: DependencyOutage?) -> String {
-    guard let outage else { return "\u{0}" }
+  /// for postgres", "the previous 5 starts in a row ended …").
+  private static func outageWords(_ outage: DependencyOutage) -> String {
     let starts = outage.launchesInARow == 1 ? "start" : "\(outage.launchesInARow) starts in a row"
     return "the previous \(starts) ended waiting for \(outage.dependency)"
   }

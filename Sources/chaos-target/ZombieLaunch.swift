@@ -40,7 +40,7 @@ enum ZombieLaunch {
     return child
   }
 
-  /// Reaps the child; its exit status.
+  /// Reaps the child (its exit status is not needed: the launch it ran is what counts).
   static func reap(_ child: pid_t) {
     var status: Int32 = 0
     _ = waitpid(child, &status, 0)
