@@ -111,6 +111,9 @@ struct AppConfiguration: Decodable {
     /// means nothing to the organizer.
     var afterLaunch: Bool?
 
+    /// Whether the wait comes at the start of the launch (neither in a task nor after it).
+    var waitsAtLaunchStart: Bool { task == nil && afterLaunch != true }
+
     enum CodingKeys: String, CodingKey, CaseIterable {
       case name, task, port, attempts
       case giveUpMilliseconds = "give_up_ms"

@@ -129,8 +129,6 @@ final class ReferenceApp: Sendable {
       ChaosProbe.emit(
         "earlier_organizer_started", ["count": earlier.status.count, "mode": "\(earlier.status.mode)"])
     }
-    // errno as an interrupted call of the app's own left it: the library must not read it
-    // before a call of its own failed.
     let zombie = configuration.zombieEarlierLaunch == true ? ZombieLaunch.start() : nil
     if configuration.prepareAllThreads == true, configuration.launchOn != "dispatch" {
       ChaosProbe.emit(
@@ -138,6 +136,8 @@ final class ReferenceApp: Sendable {
         ["current": CrashCapture.prepareCurrentThread(), "answered": CrashCapture.prepareAllThreads() ?? -1])
     }
     launchCalled.withLock { $0 = Date() }
+    // errno as an interrupted call of the app's own left it: the library must not read it
+    // before a call of its own failed.
     if configuration.staleErrno == true { errno = EINTR }
     switch configuration.launchOn ?? (configuration.launchOnThread == true ? "thread" : "main") {
     case "thread":
@@ -236,9 +236,7 @@ final class ReferenceApp: Sendable {
         }
       }
       // The async API's launch waits with the async waitForDependency.
-      if configuration.dependency?.task == nil, configuration.dependency?.afterLaunch != true {
-        await dependencyWait?.waitAsync()
-      }
+      if configuration.dependency?.waitsAtLaunchStart == true { await dependencyWait?.waitAsync() }
       launch(finishing: false, waitedForDependency: true)
       if configuration.launchingFinished ?? true { await organizer.markLaunchingFinished() }
     } catch {
@@ -283,9 +281,7 @@ final class ReferenceApp: Sendable {
     }
     if configuration.sigtermHandler == "during_launch" { GracefulHandler.install(organizer) }
     if configuration.sigtermHandler == "chaining_during_launch" { ChainingHandler.install() }
-    if configuration.dependency?.task == nil, configuration.dependency?.afterLaunch != true, !waitedForDependency {
-      dependencyWait?.wait()
-    }
+    if configuration.dependency?.waitsAtLaunchStart == true, !waitedForDependency { dependencyWait?.wait() }
     let workflow = makeWorkflow()
     ChaosProbe.attach(workflow)
     do {
