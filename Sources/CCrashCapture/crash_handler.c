@@ -1,8 +1,10 @@
 // The crash signal handler.
 //
 // Everything the handler calls, and why it is async-signal-safe:
-//   clock_gettime, write, open, close, sigaction, sigprocmask, raise, nanosleep, getpid, _exit
-//       — listed as async-signal-safe in POSIX.1-2008 XSH 2.4.3 / signal-safety(7).
+//   clock_gettime, write, openat, fstat, fchown, fchmod, close, sigaction, sigprocmask, raise,
+//       nanosleep, getpid, _exit — listed as async-signal-safe in POSIX.1-2008 XSH 2.4.3 /
+//       signal-safety(7). (openat on the report directory's descriptor, opened and checked at
+//       install: no path is looked up from the root, and no symlink followed.)
 //   syscall(SYS_gettid), syscall(SYS_prctl, PR_GET_NAME) — raw system calls; glibc's
 //       syscall() only moves registers and sets errno (no locks, no allocation).
 //   atomic_compare_exchange_strong, atomic_load, atomic_store — lock-free C11 atomics on int
@@ -50,6 +52,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -77,8 +80,9 @@ static int events_fd = -1;
 // Set before a deliberate fatal signal (the launch deadline): recorded as `cause`, and the
 // report's type. Written by one thread before pthread_kill, read in the handler.
 static char crash_cause[32];
-static char report_path[4096];
-static char report_marker_path[4096];
+static int report_directory_fd = -1;
+static char report_name[256];
+static long long report_group = -1;
 static int max_frames = 128;
 static size_t max_walk = LCC_DEFAULT_WALK;
 static uintptr_t *head_frames;
@@ -331,17 +335,26 @@ static void record_crash(int signo, const siginfo_t *info, void *context, uint64
   }
   if (kind == RECORD_DRY_RUN) return;
   if (events_fd >= 0) write_all(events_fd, out->data, out->length);
-  if (report_path[0] && kind == RECORD_CRASH) {
-    int fd = open(report_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (report_directory_fd >= 0 && report_name[0] && kind == RECORD_CRASH) {
+    // openat on the checked directory, O_NOFOLLOW and O_NONBLOCK: a symlink planted as the
+    // report is not followed, a FIFO not waited on (ENXIO without a reader); fstat refuses
+    // anything that is not a regular file. Private: 0600, or 0640 for the reader group.
+    int fd = openat(report_directory_fd, report_name,
+                    O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
     if (fd >= 0) {
-      // No fsync: it would add ~0.5 ms to every crash, and the count never depends on this
-      // file (the sentinel does); only a power cut in the next instants could lose the cause.
-      write_all(fd, out->data, out->length);
-      close(fd);
-      // After the report: a launch that sees the marker finds the report whole.
-      if (report_marker_path[0]) {
-        int marker = open(report_marker_path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+      struct stat info;
+      if (fstat(fd, &info) == 0 && S_ISREG(info.st_mode)) {
+        if (report_group >= 0 && fchown(fd, (uid_t)-1, (gid_t)report_group) == 0) fchmod(fd, 0640);
+        // No fsync: it would add ~0.5 ms to every crash, and the count never depends on this
+        // file (the sentinel does); only a power cut in the next instants could lose the cause.
+        write_all(fd, out->data, out->length);
+        close(fd);
+        // After the report: a launch that sees the marker finds the report whole.
+        int marker = openat(report_directory_fd, LCC_REPORT_MARKER,
+                            O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
         if (marker >= 0) close(marker);
+      } else {
+        close(fd);
       }
     }
   }
@@ -405,22 +418,16 @@ int lcc_install(const lcc_options *options, char *error, size_t error_size) {
   max_walk = options->max_walk > 0 ? (size_t)options->max_walk : LCC_DEFAULT_WALK;
   if (max_walk > LCC_STEP_LIMIT) max_walk = LCC_STEP_LIMIT;
   events_fd = options->events_fd;
-  report_path[0] = 0;
-  report_marker_path[0] = 0;
-  if (options->report_path && options->report_path[0]) {
-    if (strlen(options->report_path) >= sizeof report_path) {
-      snprintf(error, error_size, "crash report path too long");
+  report_directory_fd = -1;
+  report_name[0] = 0;
+  report_group = options->report_group;
+  if (options->report_directory_fd >= 0 && options->report_name && options->report_name[0]) {
+    if (strlen(options->report_name) >= sizeof report_name || strchr(options->report_name, '/')) {
+      snprintf(error, error_size, "crash report name too long, or not a bare name");
       return -1;
     }
-    strcpy(report_path, options->report_path);
-    // The marker goes in the report's directory; computed here, not in the handler.
-    const char *slash = strrchr(report_path, '/');
-    size_t directory_length = slash ? (size_t)(slash - report_path) + 1 : 0;
-    report_marker_path[0] = 0;
-    if (directory_length + sizeof LCC_REPORT_MARKER <= sizeof report_marker_path) {
-      memcpy(report_marker_path, report_path, directory_length);
-      memcpy(report_marker_path + directory_length, LCC_REPORT_MARKER, sizeof LCC_REPORT_MARKER);
-    }
+    strcpy(report_name, options->report_name);
+    report_directory_fd = options->report_directory_fd;
   }
   chain_to_previous = options->chain;
   caught_signals = options->signals ? options->signals

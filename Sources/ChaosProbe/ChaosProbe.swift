@@ -138,6 +138,7 @@ public enum ChaosProbe {
       var capture = options.crashCaptureOptions
       capture.eventsFileDescriptor = log.fd
       capture.reportDirectory = organizer.configuration.stateDirectory
+      capture.reportReaderGroup = organizer.configuration.readableByGroup
       do {
         try CrashCapture.install(capture)
         registry.setThreadPreparer { CrashCapture.prepareCurrentThread() }

@@ -20,8 +20,13 @@
 typedef struct lcc_options {
   /// File descriptor the `crash` line is appended to (the events file), or -1.
   int events_fd;
-  /// Path of a crash report file created by the handler (e.g. in the state directory), or NULL/"".
-  const char *report_path;
+  /// Descriptor of the directory the handler creates a crash report in (the state directory,
+  /// opened and checked by the caller, which keeps it open), or -1 for no report.
+  int report_directory_fd;
+  /// Name of the crash report file in that directory, or NULL/"": no report.
+  const char *report_name;
+  /// A group given read access to the report (mode 0640), or -1: the report is 0600.
+  long long report_group;
   /// Frames recorded at most (0 = 128). Past it, the first frames and the last min(max/4, 32) are kept.
   int max_frames;
   /// 1: after recording, hand the signal to the handler installed before us (e.g. the

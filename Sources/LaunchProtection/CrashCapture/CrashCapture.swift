@@ -1,4 +1,5 @@
 import CCrashCapture
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -22,8 +23,13 @@ public enum CrashCapture {
     /// A file descriptor the `crash` line is appended to (e.g. the events file).
     public var eventsFileDescriptor: Int32?
     /// A directory (usually the organizer's state directory) where the handler drops a crash
-    /// report, so the next launch knows why this one died.
+    /// report, so the next launch knows why this one died. It is opened and checked at install
+    /// under the state directory's trust rule (made private, 0700, when missing; its private
+    /// subdirectory when other users can write it); a report is a private file (0600).
     public var reportDirectory: String?
+    /// A group that may read the crash reports (mode 0640; a monitoring agent); nil (default):
+    /// only the owner. Set it as ``LaunchOrganizer/Configuration/readableByGroup`` is set.
+    public var reportReaderGroup: UInt32?
     /// Frames recorded at most; past it the first frames and the last min(max/4, 32) are kept.
     public var maxFrames = 128
     /// Frames libunwind steps through (each step is paid before the process may die; see
@@ -56,20 +62,34 @@ public enum CrashCapture {
   /// thread); on another architecture it throws.
   public static func install(_ options: Options) throws(CrashCaptureError) {
     if let problem = unverifiedArchitecture { throw CrashCaptureError(description: problem) }
-    var reportFile: String?
-    if let directory = options.reportDirectory {
-      reportFile = reportPath(directory: directory, identity: SystemProcessFacts.currentIdentity)
+    // A directory the trust rule refuses gets no report (the organizer reports why); the
+    // handler is still installed.
+    var notices: [StateProblem] = []
+    var reportDirectory: StateDirectory?
+    if let directory = options.reportDirectory,
+      case .success(let opened?) = StateDirectory.open(
+        directory, create: true, readerGroup: options.reportReaderGroup, notices: &notices)
+    {
+      reportDirectory = opened
     }
-    if let directory = options.reportDirectory { mkdir(directory, 0o755) }
+    let report = reportDirectory.map { _ in reportName(identity: SystemProcessFacts.currentIdentity) }
     var error = [CChar](repeating: 0, count: 512)
     let signals = options.signals.reduce(UInt64(0)) { $0 | (1 << UInt64($1)) }
-    let result = (reportFile ?? "").withCString { path in
+    let result = (report ?? "").withCString { name in
       var raw = lcc_options(
-        events_fd: options.eventsFileDescriptor ?? -1, report_path: path, max_frames: Int32(options.maxFrames),
-        chain: options.chainToPreviousHandler ? 1 : 0, signals: signals, alt_stack_size: options.alternateStackSize,
-        skip_prefault: options.prefaultUnwindTables ? 0 : 1, max_walk: Int32(clamping: options.maxFramesWalked))
+        events_fd: options.eventsFileDescriptor ?? -1, report_directory_fd: reportDirectory?.fd ?? -1,
+        report_name: name, report_group: options.reportReaderGroup.map { Int64($0) } ?? -1,
+        max_frames: Int32(options.maxFrames), chain: options.chainToPreviousHandler ? 1 : 0, signals: signals,
+        alt_stack_size: options.alternateStackSize, skip_prefault: options.prefaultUnwindTables ? 0 : 1,
+        max_walk: Int32(clamping: options.maxFramesWalked))
       return lcc_install(&raw, &error, error.count)
     }
+    // The handler keeps the new directory's descriptor; the one it replaced is closed.
+    let replaced = installedReportDirectory.withLock { installed in
+      defer { if result == 0 { installed = reportDirectory?.fd ?? -1 } }
+      return result == 0 ? installed : reportDirectory?.fd ?? -1
+    }
+    if replaced >= 0 { close(replaced) }
     guard result == 0 else {
       throw CrashCaptureError(
         description: String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
@@ -140,7 +160,10 @@ public enum CrashCapture {
 
   static let reportPrefix = "crash-"
 
-  static func reportPath(directory: String, identity: ProcessIdentity) -> String {
-    "\(directory)/\(reportPrefix)\(identity.pid)-\(identity.startTime).json"
+  /// The descriptor of the report directory the installed handler writes to (-1: none).
+  private static let installedReportDirectory = Mutex<Int32>(-1)
+
+  static func reportName(identity: ProcessIdentity) -> String {
+    "\(reportPrefix)\(identity.pid)-\(identity.startTime).json"
   }
 }

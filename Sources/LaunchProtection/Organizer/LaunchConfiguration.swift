@@ -23,8 +23,16 @@ extension LaunchOrganizer {
       "store.rename",
     ]
 
-    /// Where the state lives; survives repairs (never wipe it from a repair).
+    /// Where the state lives; survives repairs (never wipe it from a repair). Made private
+    /// (0700, its missing parents too) when missing. It must belong to this process's user or
+    /// to root; when other users can write it (a Kubernetes `emptyDir`), the state lives in its
+    /// subdirectory `private-<euid>`, which only this user can write. The Security article says
+    /// why and what else to check.
     public var stateDirectory: String
+    /// A group (gid) that may read the state and the crash reports, a monitoring agent's, in
+    /// the spirit of systemd's `StateDirectoryMode=0750`: the directories the library makes
+    /// are then 0750 and its files 0640, given to that group. Nil (default): 0700 and 0600.
+    public var readableByGroup: UInt32?
     /// Don't count a launch that was unfinished when the machine rebooted (boot id changed).
     public var ignoreReboots = true
     /// The machine this process runs on, recorded in its sentinel (nil: not recorded). Set it

@@ -93,7 +93,8 @@ public final class LaunchOrganizer: Sendable {
     self.deadline = configuration.launchDeadline.map(LaunchDeadline.init)
     self.stateStore = StateStore(
       directory: configuration.stateDirectory, durability: configuration.durability,
-      lockTimeout: configuration.lockTimeout, failpoints: configuration.failpoints)
+      lockTimeout: configuration.lockTimeout, failpoints: configuration.failpoints,
+      readerGroup: configuration.readableByGroup)
   }
 
   /// Convenience for `init(configuration:)` with defaults.

@@ -46,18 +46,19 @@ extension LaunchOrganizer {
     var consumed = ConsumedReports()
     var lastCause: String?
     var outage: DependencyOutage?
-    let (decision, problems) = stateStore.update { state in
-      let decision = decide(state: &state, record: &record, policy: policy, consumed: &consumed)
+    var (decision, problems) = stateStore.update { state, directory in
+      let decision = decide(state: &state, record: &record, policy: policy, directory: directory, consumed: &consumed)
       lastCause = state.lastCrashCause?.type
       outage = state.lastDependencyOutage
       return decision
     }
-    if !problems.contains(where: { if case .writeFailed = $0 { true } else { false } }) {
+    if let directory = consumed.directory, !problems.contains(where: { $0.code == .writeFailed }) {
       // Crash reports: what they said is persisted now. Not before: after a failed write the
       // next launch must see them again (found by `chaos explore`).
-      for path in consumed.paths { unlink(path) }
-      if consumed.marked { CrashReports.settleMarker(directory: stateStore.directory) }
+      for name in consumed.names { unlinkat(directory.fd, name, 0) }
+      if consumed.marked { CrashReports.settleMarker(in: directory) }
     }
+    problems += consumed.refused
     CrashCapture.markLaunchFinished(false)
     var finalDecision = decision
     finalDecision.problems = problems
@@ -146,15 +147,20 @@ extension LaunchOrganizer {
 
   /// The crash reports a decision read: removed once the state that records them is written.
   struct ConsumedReports {
-    var paths: [String] = []
+    /// The directory they are in (nil: none was read, the directory being refused).
+    var directory: StateDirectory?
+    var names: [String] = []
     /// The handler's marker was there (it goes with the reports).
     var marked = false
+    /// Entries refused by the trust rule, moved aside.
+    var refused: [StateProblem] = []
   }
 
   /// The decision, made under the state lock. Only value work: no app code runs here
   /// except a custom policy closure.
   func decide(
-    state: inout LaunchState, record: inout LaunchRecord, policy: ProtectionPolicy, consumed: inout ConsumedReports
+    state: inout LaunchState, record: inout LaunchRecord, policy: ProtectionPolicy, directory: StateDirectory?,
+    consumed: inout ConsumedReports
   ) -> LaunchDecision {
     let environment = configuration.environment
     let previousCount = state.consecutiveCrashes
@@ -203,12 +209,17 @@ extension LaunchOrganizer {
     let previousAttempt = counted.isEmpty ? nil : state.attemptedProtectLevel
     let executable = environment.executableID()
     // Crash reports left by the handler: the counted launches' and any crash after launch.
-    let (reports, marked) = CrashReports.waiting(
-      directory: stateStore.directory, executableChanged: executable != state.executableID)
-    let previousCrash = reports.map(\.cause).max { $0.recordedAt < $1.recordedAt }
-    if let previousCrash { state.lastCrashCause = previousCrash.clamped() }
-    consumed.paths += reports.map(\.path)
-    consumed.marked = consumed.marked || marked
+    var previousCrash: CrashCause?
+    if let directory {
+      let (reports, refused, marked) = CrashReports.waiting(
+        in: directory, executableChanged: executable != state.executableID)
+      previousCrash = reports.map(\.cause).max { $0.recordedAt < $1.recordedAt }
+      if let previousCrash { state.lastCrashCause = previousCrash.clamped() }
+      consumed.directory = directory
+      consumed.names += reports.map(\.name)
+      consumed.refused += refused
+      consumed.marked = consumed.marked || marked
+    }
 
     var resetByNewBinary = false
     if configuration.resetOnNewBinary, let executable, let known = state.executableID, known != executable {

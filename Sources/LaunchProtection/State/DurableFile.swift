@@ -18,16 +18,47 @@ enum DurableFile {
   struct Failure: Error {
     var operation: String
     var errno: Int32
+    /// Set when the file was refused by the trust rule (`FileTrust`) rather than failing.
+    var refusal: StateProblem? = nil
+
+    init(operation: String, errno: Int32) {
+      self.operation = operation
+      self.errno = errno
+    }
+
+    init(refusal: StateProblem) {
+      self.operation = "open"
+      self.errno = 0
+      self.refusal = refusal
+    }
+
+    /// A failed `openat`; `ELOOP` is a symlink, refused (`O_NOFOLLOW`).
+    init(opening path: String, _ code: Int32) {
+      if code == ELOOP {
+        self.init(
+          refusal: StateProblem(
+            .wrongFileType, path: path, detail: "a symlink stands where a file should be; not followed"))
+      } else {
+        self.init(operation: "open", errno: code)
+      }
+    }
   }
 
-  /// Reads the whole file; nil when it does not exist.
-  static func read(_ path: String) -> Result<[UInt8]?, Failure> {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
+  /// Reads the whole file `name` of `directory` with its `fstat`; nil when it does not exist.
+  /// A symlink is not followed, a FIFO not waited on, and a file that is not a regular file
+  /// of a trusted owner is not read (`Failure.refusal`).
+  static func read(in directory: StateDirectory, _ name: String) -> Result<(bytes: [UInt8], info: stat)?, Failure> {
+    let fd = openat(directory.fd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
     if fd < 0 {
-      return errno == ENOENT ? .success(nil) : .failure(Failure(operation: "open", errno: errno))
+      let code = errno
+      return code == ENOENT ? .success(nil) : .failure(Failure(opening: directory.path + "/" + name, code))
     }
     defer { close(fd) }
-    return readAll(fd).map { Optional($0) }
+    var info = stat()
+    if let refusal = FileTrust.check(fd, path: directory.path + "/" + name, info: &info) {
+      return .failure(Failure(refusal: refusal))
+    }
+    return readAll(fd).map { ($0, info) }
   }
 
   /// The state file opened once for an update: read, and written in place through the same
@@ -44,19 +75,30 @@ enum DurableFile {
     func close() { if fd >= 0 { _ = closeDescriptor(fd) } }
   }
 
-  /// Opens `path` read-write (read-only when writing is refused) and reads it whole.
-  static func openForUpdate(_ path: String) -> (Opened, Result<Void, Failure>) {
+  /// Opens `name` of `directory` read-write (read-only when writing is refused) and reads it
+  /// whole, refusing what the trust rule refuses (`FileTrust`). A file more open than `mode`
+  /// (an older version made it 0644) is narrowed to it.
+  static func openForUpdate(in directory: StateDirectory, _ name: String, mode: mode_t) -> (
+    Opened, Result<Void, Failure>
+  ) {
     var writable = true
-    var fd = open(path, O_RDWR | O_CLOEXEC)
+    let flags = O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK
+    var fd = openat(directory.fd, name, O_RDWR | flags)
     if fd < 0, errno == EACCES || errno == EPERM || errno == EROFS || errno == ETXTBSY {
       writable = false
-      fd = open(path, O_RDONLY | O_CLOEXEC)
+      fd = openat(directory.fd, name, O_RDONLY | flags)
     }
+    let none = Opened(fd: -1, writable: false, bytes: nil)
     if fd < 0 {
       let code = errno
-      let none = Opened(fd: -1, writable: false, bytes: nil)
-      return (none, code == ENOENT ? .success(()) : .failure(Failure(operation: "open", errno: code)))
+      return (none, code == ENOENT ? .success(()) : .failure(Failure(opening: directory.path + "/" + name, code)))
     }
+    var info = stat()
+    if let refusal = FileTrust.check(fd, path: directory.path + "/" + name, info: &info) {
+      _ = closeDescriptor(fd)
+      return (none, .failure(Failure(refusal: refusal)))
+    }
+    if writable, info.st_mode & 0o777 & ~mode != 0 { fchmod(fd, info.st_mode & mode & 0o777) }
     switch readState(fd) {
     case .success(let bytes): return (Opened(fd: fd, writable: writable, bytes: bytes), .success(()))
     case .failure(let failure): return (Opened(fd: fd, writable: writable, bytes: nil), .failure(failure))
@@ -132,20 +174,25 @@ enum DurableFile {
     return bytes
   }
 
-  /// Atomically replaces `path` with `bytes`. With `sync`, durably: the temp file is fsynced
-  /// before the rename and the directory after it.
+  /// Atomically replaces `name` of `directory` with `bytes`: a new temporary file (`O_EXCL`,
+  /// `O_NOFOLLOW`, private: `mode`, given to `readerGroup` when set), renamed over it. With
+  /// `sync`, durably: the temp file is fsynced before the rename and the directory after it.
   static func replace(
-    _ path: String, directory: String, with bytes: [UInt8], uniqueSuffix: String, sync: Bool,
-    failpoints: FailpointRegistry
+    _ name: String, in directory: StateDirectory, with bytes: [UInt8], uniqueSuffix: String, sync: Bool,
+    readerGroup: UInt32?, failpoints: FailpointRegistry
   ) -> Result<Void, Failure> {
-    let temporary = "\(path).tmp-\(uniqueSuffix)"
+    let temporary = "\(name).tmp-\(uniqueSuffix)"
     func fail(_ operation: String, _ code: Int32, closing fd: Int32 = -1) -> Result<Void, Failure> {
       if fd >= 0 { close(fd) }
-      unlink(temporary)
+      unlinkat(directory.fd, temporary, 0)
       return .failure(Failure(operation: operation, errno: code))
     }
-    let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-    guard fd >= 0 else { return fail("open", errno) }
+    let fd = openat(directory.fd, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+    guard fd >= 0 else {
+      let code = errno
+      return .failure(Failure(opening: directory.path + "/" + temporary, code))
+    }
+    if let group = readerGroup { FileTrust.shareWithGroup(fd, group, mode: 0o640) }
     if case .fail(let code) = failpoints.evaluate("store.write") { return fail("write", code, closing: fd) }
     if let code = writeAll(fd, bytes, at: 0) { return fail("write", code, closing: fd) }
     if sync {
@@ -154,26 +201,31 @@ enum DurableFile {
     }
     guard close(fd) == 0 else { return fail("close", errno) }
     if case .fail(let code) = failpoints.evaluate("store.rename") { return fail("rename", code) }
-    guard rename(temporary, path) == 0 else { return fail("rename", errno) }
+    guard renameat(directory.fd, temporary, directory.fd, name) == 0 else { return fail("rename", errno) }
     guard sync else { return .success(()) }
     // The rename is durable only once the directory entry is.
     if case .fail(let code) = failpoints.evaluate("store.fsync") {
       return .failure(Failure(operation: "fsync directory", errno: code))
     }
-    let directoryFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    guard directoryFD >= 0 else { return .failure(Failure(operation: "open directory", errno: errno)) }
-    defer { close(directoryFD) }
-    guard fsync(directoryFD) == 0 else { return .failure(Failure(operation: "fsync directory", errno: errno)) }
+    guard fsync(directory.fd) == 0 else { return .failure(Failure(operation: "fsync directory", errno: errno)) }
     return .success(())
   }
 
-  /// Writes `bytes` at `offset` of the existing file `path` in one `pwrite` (no fsync).
-  static func overwrite(_ path: String, at offset: Int, with bytes: [UInt8], failpoints: FailpointRegistry)
-    -> Result<Void, Failure>
-  {
-    let fd = open(path, O_WRONLY | O_CLOEXEC)
-    guard fd >= 0 else { return .failure(Failure(operation: "open", errno: errno)) }
+  /// Writes `bytes` at `offset` of the existing file `name` of `directory` in one `pwrite`
+  /// (no fsync); the file is refused as `openForUpdate` refuses it.
+  static func overwrite(
+    _ name: String, in directory: StateDirectory, at offset: Int, with bytes: [UInt8], failpoints: FailpointRegistry
+  ) -> Result<Void, Failure> {
+    let fd = openat(directory.fd, name, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+    guard fd >= 0 else {
+      let code = errno
+      return .failure(Failure(opening: directory.path + "/" + name, code))
+    }
     defer { close(fd) }
+    var info = stat()
+    if let refusal = FileTrust.check(fd, path: directory.path + "/" + name, info: &info) {
+      return .failure(Failure(refusal: refusal))
+    }
     return overwrite(fd, at: offset, with: bytes, failpoints: failpoints)
   }
 

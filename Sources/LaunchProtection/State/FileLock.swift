@@ -11,18 +11,23 @@ import Failpoints
 struct FileLock {
   private let fd: Int32
 
-  /// Takes the lock, polling so a stuck holder cannot block the launch past `timeout`. When the
-  /// lock file cannot be opened, `onOpenFailure` runs (it creates the directory) and the open
-  /// is tried once more.
-  static func acquire(path: String, timeout: Duration, onOpenFailure: () -> Void = {}) -> Result<FileLock, StateProblem>
+  /// Takes the lock on `name` of `directory` (made private, 0600, when missing), polling so a
+  /// stuck holder cannot block the launch past `timeout`. A symlink is not followed, a FIFO
+  /// not waited on, and a lock file that is not a regular file of a trusted owner is refused
+  /// (the problem's code says which; the caller moves it aside).
+  static func acquire(in directory: StateDirectory, _ name: String, timeout: Duration) -> Result<FileLock, StateProblem>
   {
-    var fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-    if fd < 0 {
-      onOpenFailure()
-      fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-    }
+    let path = directory.path + "/" + name
+    let fd = openat(directory.fd, name, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o600)
     guard fd >= 0 else {
-      return .failure(.lockUnavailable(path: path, detail: "open: \(ErrnoText.describe(errno))"))
+      let failure = DurableFile.Failure(opening: path, errno)
+      return .failure(
+        failure.refusal ?? .lockUnavailable(path: path, detail: "open: \(ErrnoText.describe(failure.errno))"))
+    }
+    var info = stat()
+    if let refusal = FileTrust.check(fd, path: path, info: &info) {
+      close(fd)
+      return .failure(refusal)
     }
     // The clock is read only once the lock turns out to be held: the usual update finds it free.
     // Microseconds of CLOCK_MONOTONIC, 0 until then: an optional `ContinuousClock.Instant`

@@ -1,48 +1,141 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+
 /// Something wrong with the persisted state. None of these crashes or blocks the launch.
 ///
 /// The documented behaviour: a missing file is a first launch (no problem); a corrupt,
 /// truncated, future-version or unreadable file is moved aside (kept, never deleted) and
 /// the launch proceeds from an empty state (count 0, normal mode); a failed write or lock
-/// leaves protection degraded for this launch only — the launch still runs.
-public enum StateProblem: Error, Sendable, Equatable, CustomStringConvertible {
-  /// The file did not parse (truncated, garbage, wrong shape).
-  case corrupt(path: String, movedTo: String?, detail: String)
-  /// The file was written by a newer version of the library.
-  case futureVersion(path: String, found: Int, supported: Int, movedTo: String?)
-  /// The file exists but could not be read.
-  case unreadable(path: String, errno: Int32, movedTo: String?)
-  /// Persisting the state failed at `operation` (`mkdir`, `open`, `write`, `fsync`, `rename`).
-  case writeFailed(path: String, operation: String, errno: Int32)
-  /// The advisory lock could not be taken; the update ran without it.
-  case lockUnavailable(path: String, detail: String)
+/// leaves protection degraded for this launch only — the launch still runs. State that
+/// another user could have written (``Code-swift.struct/untrusted``) or that is not a regular
+/// file (``Code-swift.struct/wrongFileType``) is never read, followed or written through (the
+/// Security article).
+///
+/// A struct, not an enum, so that a later version can add a kind of problem without breaking
+/// a caller's `switch`: switch over ``code-swift.property`` and keep a `default`.
+public struct StateProblem: Error, Sendable, Hashable, CustomStringConvertible {
+  /// What kind of problem it is. New codes may be added in any release.
+  public struct Code: Hashable, Sendable, CustomStringConvertible {
+    /// The machine-readable name (`corrupt`, `untrusted`…), as events and log lines carry it.
+    public let name: String
+    private init(_ name: String) { self.name = name }
 
-  /// A short machine-readable kind, for events.
-  public var kind: String {
-    switch self {
-    case .corrupt: "corrupt"
-    case .futureVersion: "future_version"
-    case .unreadable: "unreadable"
-    case .writeFailed: "write_failed"
-    case .lockUnavailable: "lock_unavailable"
-    }
+    /// The file did not parse (truncated, garbage, wrong shape).
+    public static let corrupt = Code("corrupt")
+    /// The file was written by a newer version of the library.
+    public static let futureVersion = Code("future_version")
+    /// The file exists but could not be read.
+    public static let unreadable = Code("unreadable")
+    /// Persisting the state failed at ``StateProblem/operation``.
+    public static let writeFailed = Code("write_failed")
+    /// The advisory lock could not be taken; the update ran without it.
+    public static let lockUnavailable = Code("lock_unavailable")
+    /// The path is owned by another user, or sits in a directory another user can write:
+    /// it is ignored (never read, counted or written through). ``StateProblem/owner`` and
+    /// ``StateProblem/mode`` say why.
+    public static let untrusted = Code("untrusted")
+    /// A symlink, FIFO, socket, device or directory stands where a regular file (or, for the
+    /// state directory, a directory) should be: it is not followed, opened or read.
+    public static let wrongFileType = Code("wrong_file_type")
+
+    /// The name.
+    public var description: String { name }
+  }
+
+  /// What kind of problem it is.
+  public var code: Code
+  /// The file or directory concerned.
+  public var path: String
+  /// Where the unusable file was moved (next to itself); nil when it was not, or could not be.
+  public var movedTo: String?
+  /// What was wrong, in words (a parse error, `a FIFO`, the lock's holder).
+  public var detail: String
+  /// The failing call's errno, for ``Code-swift.struct/unreadable`` and
+  /// ``Code-swift.struct/writeFailed``.
+  public var errno: Int32?
+  /// The failing operation of ``Code-swift.struct/writeFailed`` (`mkdir`, `open`, `write`,
+  /// `fsync`, `rename`).
+  public var operation: String?
+  /// The version found, for ``Code-swift.struct/futureVersion``.
+  public var foundVersion: Int?
+  /// The newest version this library reads, for ``Code-swift.struct/futureVersion``.
+  public var supportedVersion: Int?
+  /// The owner's uid of an ``Code-swift.struct/untrusted`` or
+  /// ``Code-swift.struct/wrongFileType`` path.
+  public var owner: UInt32?
+  /// The permission bits (and file type) of an ``Code-swift.struct/untrusted`` or
+  /// ``Code-swift.struct/wrongFileType`` path, as `stat` gives `st_mode`.
+  public var mode: UInt32?
+
+  /// A problem of `code` at `path`.
+  public init(
+    _ code: Code, path: String, detail: String = "", movedTo: String? = nil, errno: Int32? = nil,
+    operation: String? = nil, owner: UInt32? = nil, mode: UInt32? = nil
+  ) {
+    self.code = code
+    self.path = path
+    self.detail = detail
+    self.movedTo = movedTo
+    self.errno = errno
+    self.operation = operation
+    self.owner = owner
+    self.mode = mode
+  }
+
+  /// A short machine-readable kind, for events: ``Code-swift.struct/name``.
+  public var kind: String { code.name }
+
+  /// The file did not parse (truncated, garbage, wrong shape).
+  public static func corrupt(path: String, movedTo: String?, detail: String) -> StateProblem {
+    StateProblem(.corrupt, path: path, detail: detail, movedTo: movedTo)
+  }
+
+  /// The file was written by a newer version of the library.
+  public static func futureVersion(path: String, found: Int, supported: Int, movedTo: String?) -> StateProblem {
+    var problem = StateProblem(.futureVersion, path: path, detail: "version \(found)", movedTo: movedTo)
+    problem.foundVersion = found
+    problem.supportedVersion = supported
+    return problem
+  }
+
+  /// The file exists but could not be read.
+  public static func unreadable(path: String, errno: Int32, movedTo: String?) -> StateProblem {
+    StateProblem(.unreadable, path: path, detail: ErrnoText.describe(errno), movedTo: movedTo, errno: errno)
+  }
+
+  /// Persisting the state failed at `operation` (`mkdir`, `open`, `write`, `fsync`, `rename`).
+  public static func writeFailed(path: String, operation: String, errno: Int32) -> StateProblem {
+    StateProblem(.writeFailed, path: path, detail: ErrnoText.describe(errno), errno: errno, operation: operation)
+  }
+
+  /// The advisory lock could not be taken; the update ran without it.
+  public static func lockUnavailable(path: String, detail: String) -> StateProblem {
+    StateProblem(.lockUnavailable, path: path, detail: detail)
   }
 
   public var description: String {
-    switch self {
-    case .corrupt(let path, let movedTo, let detail):
-      "state file \(path) is corrupt (\(detail)); \(Self.aside(movedTo)); starting from an empty state"
-    case .futureVersion(let path, let found, let supported, let movedTo):
-      "state file \(path) has version \(found), newer than \(supported); \(Self.aside(movedTo)); starting from an empty state"
-    case .unreadable(let path, let errno, let movedTo):
-      "state file \(path) cannot be read (\(ErrnoText.describe(errno))); \(Self.aside(movedTo)); starting from an empty state"
-    case .writeFailed(let path, let operation, let errno):
-      "cannot persist state to \(path): \(operation) failed (\(ErrnoText.describe(errno))); this launch is unprotected"
-    case .lockUnavailable(let path, let detail):
+    switch code {
+    case .corrupt:
+      "state file \(path) is corrupt (\(detail)); \(aside); starting from an empty state"
+    case .futureVersion:
+      "state file \(path) has version \(foundVersion ?? 0), newer than \(supportedVersion ?? 0); \(aside); starting from an empty state"
+    case .unreadable:
+      "state file \(path) cannot be read (\(detail)); \(aside); starting from an empty state"
+    case .writeFailed:
+      "cannot persist state to \(path): \(operation ?? "write") failed (\(detail)); this launch is unprotected"
+    case .lockUnavailable:
       "cannot lock \(path) (\(detail)); updating without the lock"
+    case .untrusted, .wrongFileType:
+      "\(path): \(detail)\(movedTo.map { "; moved aside to \($0)" } ?? "")"
+    default:
+      "\(path): \(code.name) (\(detail))"
     }
   }
 
-  private static func aside(_ movedTo: String?) -> String {
+  private var aside: String {
     movedTo.map { "moved aside to \($0)" } ?? "could not be moved aside"
   }
 }
@@ -52,9 +145,3 @@ enum ErrnoText {
     "\(String(cString: strerror(code))), errno \(code)"
   }
 }
-
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#endif

@@ -19,19 +19,27 @@ import Synchronization
 /// an increment. Problems are returned, never thrown: the launch must go on. The file's
 /// layout (two checksummed slots) is `StateFileFormat`; what a write survives is `durability`.
 public final class StateStore: Sendable {
-  /// The directory the app chose; created on first write.
+  /// The directory the app chose; created on first write (0700, parents included). When other
+  /// users can write it, the state lives in its private subdirectory (`StateDirectory`).
   public let directory: String
-  /// The state file inside `directory`.
-  public var statePath: String { paths.state }
-  /// The lock file inside `directory`.
-  public var lockPath: String { paths.lock }
-  /// Joined once: every update uses both.
-  private let paths: (state: String, lock: String)
+  /// The state file: inside `directory`, or inside its private subdirectory once an update
+  /// found `directory` shared.
+  public var statePath: String { filesDirectory + "/" + StateDirectory.stateName }
+  /// The lock file, beside the state file.
+  public var lockPath: String { filesDirectory + "/" + StateDirectory.lockName }
 
   /// What an update survives once it returned (see `Durability`).
   public let durability: Durability
   private let lockTimeout: Duration
   private let failpoints: FailpointRegistry
+  /// A group that may read the files (`LaunchOrganizer.Configuration.readableByGroup`).
+  private let readerGroup: UInt32?
+  /// The uid whose state this is: nil, this process's effective uid (a tool inspecting
+  /// another user's state names it).
+  private let owner: uid_t?
+  /// The directory, opened and checked once by the first update (the launch's), and kept:
+  /// every later update of this store opens its files relative to it.
+  private let opened = Mutex(Opening.notYet)
   /// The file this store last wrote, with its state: the next update of the same process
   /// (`launchingFinished` after `finishLaunching`) usually reads those bytes back and need
   /// neither check their slots nor decode them. A memo of a pure function: only a file equal
@@ -48,17 +56,49 @@ public final class StateStore: Sendable {
     var layout = StateFileFormat.Layout.none
   }
 
+  /// Where the first update's directory check left the store.
+  enum Opening: Sendable {
+    case notYet
+    case open(StateDirectory)
+    /// Refused by the trust rule (already reported): no update reads or writes anything.
+    case refused
+  }
+
   /// Creates a store for `directory`.
-  public init(
+  public convenience init(
     directory: String, durability: Durability = .processCrash, lockTimeout: Duration = .seconds(2),
     failpoints: FailpointRegistry = .shared
   ) {
+    self.init(
+      directory: directory, durability: durability, lockTimeout: lockTimeout, failpoints: failpoints, readerGroup: nil)
+  }
+
+  /// Creates a store for `directory` whose files `readerGroup` may read; `owner`: the uid whose
+  /// state it is (nil: this process's effective uid), for a tool reading another user's state.
+  package init(
+    directory: String, durability: Durability = .processCrash, lockTimeout: Duration = .seconds(2),
+    failpoints: FailpointRegistry = .shared, readerGroup: UInt32?, owner: uid_t? = nil
+  ) {
     self.directory = directory
-    self.paths = (directory + "/launch-state.json", directory + "/launch-state.lock")
     self.durability = durability
     self.lockTimeout = lockTimeout
     self.failpoints = failpoints
+    self.readerGroup = readerGroup
+    self.owner = owner
   }
+
+  deinit {
+    if case .open(let directory) = opened.withLock({ $0 }) { close(directory.fd) }
+  }
+
+  /// The directory the files are in, as far as this store knows.
+  private var filesDirectory: String {
+    if case .open(let opened) = opened.withLock({ $0 }) { return opened.path }
+    return directory
+  }
+
+  /// The mode of the files this store makes or narrows.
+  private var fileMode: mode_t { readerGroup == nil ? 0o600 : 0o640 }
 
   /// What `read()` could not accept.
   public struct ReadError: Error, CustomStringConvertible {
@@ -67,10 +107,19 @@ public final class StateStore: Sendable {
     public var description: String { problem.description }
   }
 
-  /// Reads the state without locking or moving anything (for inspection, e.g. by the harness).
-  /// Returns nil when there is no state file yet.
+  /// Reads the state without locking or moving anything (for inspection, e.g. by the harness),
+  /// under the same trust rule as an update. Returns nil when there is no state file yet.
   public func read() throws(ReadError) -> LaunchState? {
-    switch Self.decode(DurableFile.read(statePath), path: statePath) {
+    var notices: [StateProblem] = []
+    let opened: StateDirectory
+    switch StateDirectory.open(directory, create: false, uid: owner ?? geteuid(), notices: &notices) {
+    case .success(nil): return nil
+    case .success(let some?): opened = some
+    case .failure(let problem): throw ReadError(problem: problem)
+    }
+    defer { close(opened.fd) }
+    let path = opened.path + "/" + StateDirectory.stateName
+    switch Self.decode(DurableFile.read(in: opened, StateDirectory.stateName).map { $0?.bytes }, path: path) {
     case .success(let loaded): return loaded.state
     case .failure(let problem): throw ReadError(problem: problem)
     }
@@ -79,7 +128,7 @@ public final class StateStore: Sendable {
   /// Replaces the state file with `state` as a new file, under the lock (for tools and tests
   /// that set up a state; the launch path uses `update`). Returns the problem, if any.
   public func overwrite(_ state: LaunchState) -> StateProblem? {
-    let (_, problems) = update(replacingWith: state) { _ in }
+    let (_, problems) = update(replacingWith: state) { _, _ in }
     return problems.first
   }
 
@@ -87,35 +136,45 @@ public final class StateStore: Sendable {
   ///
   /// A state that cannot be read is moved aside and `body` sees an empty state.
   func update<T>(_ body: (inout LaunchState) -> T) -> (result: T, problems: [StateProblem]) {
+    update(replacingWith: nil) { state, _ in body(&state) }
+  }
+
+  /// `update`, with the opened directory (nil when refused or unusable) for the crash reports.
+  func update<T>(_ body: (inout LaunchState, StateDirectory?) -> T) -> (result: T, problems: [StateProblem]) {
     update(replacingWith: nil, body)
   }
 
-  private func update<T>(replacingWith replacement: LaunchState?, _ body: (inout LaunchState) -> T) -> (
-    result: T, problems: [StateProblem]
-  ) {
+  private func update<T>(replacingWith replacement: LaunchState?, _ body: (inout LaunchState, StateDirectory?) -> T)
+    -> (result: T, problems: [StateProblem])
+  {
     var problems: [StateProblem] = []
-    // The lock file is opened first: the directory is created only when that fails (the first
-    // launch), not tried on every update.
+    guard let directory = openDirectory(&problems) else {
+      // Unprotected: nothing is read (another user's state never counts), nothing written.
+      var state = replacement ?? LaunchState()
+      return (body(&state, nil), problems)
+    }
     let lock: FileLock?
-    switch FileLock.acquire(path: lockPath, timeout: lockTimeout, onOpenFailure: { createDirectory(&problems) }) {
+    switch FileLock.acquire(in: directory, StateDirectory.lockName, timeout: lockTimeout) {
     case .success(let taken): lock = taken
     case .failure(let problem):
       lock = nil
-      problems.append(problem)
+      problems.append(
+        Self.isRefusal(problem) ? moveAside(problem, named: StateDirectory.lockName, in: directory) : problem)
     }
     defer { lock?.release() }
 
     // Opened once: read here, and an in-place write goes through the same descriptor.
-    var (file, opened) = DurableFile.openForUpdate(statePath)
+    var (file, opened) = DurableFile.openForUpdate(in: directory, StateDirectory.stateName, mode: fileMode)
     defer { file.close() }
     var state: LaunchState
     var layout = StateFileFormat.Layout.none
-    switch Self.decode(opened.map { file.bytes }, path: statePath, known: lastWritten.withLock { $0 }) {
+    let path = directory.path + "/" + StateDirectory.stateName
+    switch Self.decode(opened.map { file.bytes }, path: path, known: lastWritten.withLock { $0 }) {
     case .success(let loaded):
       state = loaded.state ?? LaunchState()
       layout = loaded.layout
     case .failure(let problem):
-      problems.append(moveAside(problem))
+      problems.append(moveAside(problem, named: StateDirectory.stateName, in: directory))
       state = LaunchState()
     }
     if let replacement {
@@ -123,17 +182,48 @@ public final class StateStore: Sendable {
       layout = .none
     }
     let before = state
-    let result = body(&state)
+    let result = body(&state, directory)
     if state != before || replacement != nil || problems.contains(where: Self.needsRewrite) {
       let fd = file.writable ? file.fd : -1
       // Taken out of `file`, so the in-place write patches this image for the memo instead of a copy.
       let current = replacement == nil ? file.bytes : nil
       file.bytes = nil
-      if let problem = write(state, over: layout, of: current, through: fd) {
+      if let problem = write(state, over: layout, of: current, through: fd, in: directory) {
         problems.append(problem)
       }
     }
     return (result, problems)
+  }
+
+  /// The directory, opened and checked by the first update; nil when it is refused (reported
+  /// once) or cannot be opened now (reported, tried again by the next update).
+  private func openDirectory(_ problems: inout [StateProblem]) -> StateDirectory? {
+    opened.withLock { opening in
+      switch opening {
+      case .open(let directory): return directory
+      case .refused: return nil
+      case .notYet:
+        var notices: [StateProblem] = []
+        let result = StateDirectory.open(
+          directory, create: true, uid: owner ?? geteuid(), readerGroup: readerGroup, notices: &notices)
+        problems += notices
+        switch result {
+        case .success(let directory?):
+          opening = .open(directory)
+          return directory
+        case .success(nil): return nil
+        case .failure(let problem):
+          problems.append(problem)
+          if Self.isRefusal(problem) { opening = .refused }
+          return nil
+        }
+      }
+    }
+  }
+
+  /// A problem of the trust rule, not of I/O.
+  private static func isRefusal(_ problem: StateProblem) -> Bool {
+    problem.code == .untrusted || problem.code == .wrongFileType
   }
 
   /// In `.processCrash` mode, an existing slotted file takes the new state in its older slot,
@@ -141,10 +231,11 @@ public final class StateStore: Sendable {
   /// `.powerLoss` mode) replaces the whole file. `current`: the file's bytes as read (the
   /// in-place write's other slot); `fd`: the state file open for writing, or -1.
   private func write(
-    _ state: LaunchState, over layout: StateFileFormat.Layout, of current: consuming [UInt8]?, through fd: Int32
+    _ state: LaunchState, over layout: StateFileFormat.Layout, of current: consuming [UInt8]?, through fd: Int32,
+    in directory: StateDirectory
   ) -> StateProblem? {
     var written = Written(state: state)
-    let problem = write(Self.encode(state), over: layout, of: current, through: fd, into: &written)
+    let problem = write(Self.encode(state), over: layout, of: current, through: fd, in: directory, into: &written)
     lastWritten.withLock { $0 = problem == nil && state.rangeProblem == nil ? written : Written() }
     return problem
   }
@@ -154,8 +245,9 @@ public final class StateStore: Sendable {
   /// `Result`'s `Error` conformance at run time, as costly as the rest of its launch.)
   private func write(
     _ json: [UInt8], over layout: StateFileFormat.Layout, of current: consuming [UInt8]?, through fd: Int32,
-    into written: inout Written
+    in directory: StateDirectory, into written: inout Written
   ) -> StateProblem? {
+    let path = directory.path + "/" + StateDirectory.stateName
     var sequence: UInt64 = 1
     if case .slots(let slotSize, let newest, let previous) = layout, previous < StateFileFormat.maximumSequence {
       sequence = previous + 1
@@ -166,8 +258,9 @@ public final class StateStore: Sendable {
         let result =
           fd >= 0
           ? DurableFile.overwrite(fd, at: offset, with: slot, failpoints: failpoints)
-          : DurableFile.overwrite(statePath, at: offset, with: slot, failpoints: failpoints)
-        if let problem = Self.problem(result, path: statePath) { return problem }
+          : DurableFile.overwrite(
+            StateDirectory.stateName, in: directory, at: offset, with: slot, failpoints: failpoints)
+        if let problem = Self.problem(result, path: path) { return problem }
         if var image = current, image.count == 2 * slotSize {
           image.replaceSubrange(offset..<(offset + slotSize), with: slot)
           written.file = image
@@ -179,9 +272,9 @@ public final class StateStore: Sendable {
     let file = StateFileFormat.file(json: json, sequence: sequence)
     let suffix = "\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
     let result = DurableFile.replace(
-      statePath, directory: directory, with: file.bytes, uniqueSuffix: suffix, sync: durability == .powerLoss,
-      failpoints: failpoints)
-    if let problem = Self.problem(result, path: statePath) { return problem }
+      StateDirectory.stateName, in: directory, with: file.bytes, uniqueSuffix: suffix, sync: durability == .powerLoss,
+      readerGroup: readerGroup, failpoints: failpoints)
+    if let problem = Self.problem(result, path: path) { return problem }
     written.file = file.bytes
     written.layout = .slots(
       slotSize: file.slotSize, newest: 0, sequence: min(sequence, StateFileFormat.maximumSequence))
@@ -190,34 +283,29 @@ public final class StateStore: Sendable {
 
   private static func problem(_ result: Result<Void, DurableFile.Failure>, path: String) -> StateProblem? {
     guard case .failure(let failure) = result else { return nil }
-    return .writeFailed(path: path, operation: failure.operation, errno: failure.errno)
+    return failure.refusal ?? .writeFailed(path: path, operation: failure.operation, errno: failure.errno)
   }
 
   private static func needsRewrite(_ problem: StateProblem) -> Bool {
-    switch problem {
-    case .corrupt, .futureVersion, .unreadable: true
-    case .writeFailed, .lockUnavailable: false
-    }
+    problem.code == .corrupt || problem.code == .futureVersion || problem.code == .unreadable
+      || (isRefusal(problem) && problem.movedTo != nil)
   }
 
-  /// Renames the unusable file next to itself, so nothing is lost and the next write starts clean.
-  private func moveAside(_ problem: StateProblem) -> StateProblem {
+  /// Renames the unusable file `name` next to itself (within `directory`: a symlink is renamed,
+  /// never followed), so nothing is lost and the next write starts clean.
+  private func moveAside(_ problem: StateProblem, named name: String, in directory: StateDirectory) -> StateProblem {
     let stamp = Int(Date().timeIntervalSince1970 * 1000)
-    let label: String
-    switch problem {
-    case .corrupt: label = "corrupt"
-    case .futureVersion(_, let found, _, _): label = "v\(found)"
-    default: label = "unreadable"
-    }
-    let target = "\(statePath).\(label)-\(stamp)-\(getpid())"
-    let movedTo = rename(statePath, target) == 0 ? target : nil
-    switch problem {
-    case .corrupt(let path, _, let detail): return .corrupt(path: path, movedTo: movedTo, detail: detail)
-    case .futureVersion(let path, let found, let supported, _):
-      return .futureVersion(path: path, found: found, supported: supported, movedTo: movedTo)
-    case .unreadable(let path, let code, _): return .unreadable(path: path, errno: code, movedTo: movedTo)
-    default: return problem
-    }
+    let label =
+      switch problem.code {
+      case .corrupt: "corrupt"
+      case .futureVersion: "v\(problem.foundVersion ?? 0)"
+      case .untrusted, .wrongFileType: "refused"
+      default: "unreadable"
+      }
+    let target = "\(name).\(label)-\(stamp)-\(getpid())"
+    var moved = problem
+    moved.movedTo = renameat(directory.fd, name, directory.fd, target) == 0 ? directory.path + "/" + target : nil
+    return moved
   }
 
   /// Byte equality by `memcmp`: `==` on two arrays compares element by element.
@@ -244,7 +332,8 @@ public final class StateStore: Sendable {
     switch read {
     case .success(nil): return .success(Loaded(state: nil, layout: .none))
     case .success(let some?): bytes = some
-    case .failure(let failure): return .failure(.unreadable(path: path, errno: failure.errno, movedTo: nil))
+    case .failure(let failure):
+      return .failure(failure.refusal ?? .unreadable(path: path, errno: failure.errno, movedTo: nil))
     }
     guard !bytes.isEmpty else { return .failure(.corrupt(path: path, movedTo: nil, detail: "empty file")) }
     if Self.sameBytes(bytes, known.file) { return .success(Loaded(state: known.state, layout: known.layout)) }

@@ -1,0 +1,143 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+
+/// The state directory, opened once and checked against the trust rule; every file in it is
+/// then opened relative to this descriptor (`openat`), so no path swapped after the check can
+/// redirect a read or a write (systemd's `chase()`, OpenSSH's StrictModes).
+///
+/// The rule: the directory must be owned by this process's effective uid or by root. When
+/// another user can write it (group- or world-writable: a Kubernetes `emptyDir` is 0777, an
+/// `fsGroup` volume group-writable), the state lives in a subdirectory that only this uid can
+/// write, `private-<euid>`, made here; whatever else lies in the shared directory is ignored.
+struct StateDirectory: Sendable {
+  /// The descriptor of the directory the files live in (`O_DIRECTORY`, close-on-exec).
+  let fd: Int32
+  /// Its path, for messages and for tools: the configured directory or its private subdirectory.
+  let path: String
+
+  /// The name of the private subdirectory used inside a directory other users can write.
+  static func privateName(uid: uid_t) -> String { "private-\(uid)" }
+
+  /// The names the library keeps in the directory.
+  static let stateName = "launch-state.json"
+  static let lockName = "launch-state.lock"
+
+  /// Opens `configured` (made, with its missing parents, when `create` and it does not exist),
+  /// checked against the trust rule for `uid`. `notices`: problems that do not stop the use of
+  /// the directory (another user's state file in a shared directory, ignored).
+  static func open(
+    _ configured: String, create: Bool, uid: uid_t = geteuid(), readerGroup: UInt32? = nil,
+    notices: inout [StateProblem]
+  ) -> Result<StateDirectory?, StateProblem> {
+    var fd = openDirectory(configured)
+    if fd < 0, errno == ENOENT {
+      guard create else { return .success(nil) }
+      if let problem = makeDirectories(configured, readerGroup: readerGroup) { return .failure(problem) }
+      fd = openDirectory(configured)
+    }
+    guard fd >= 0 else { return .failure(openFailure(configured, errno)) }
+    var info = stat()
+    guard fstat(fd, &info) == 0 else {
+      let code = errno
+      close(fd)
+      return .failure(.writeFailed(path: configured, operation: "fstat directory", errno: code))
+    }
+    guard FileTrust.ownerIsTrusted(info.st_uid, uid: uid) else {
+      close(fd)
+      return .failure(
+        FileTrust.untrusted(
+          configured, info,
+          "the state directory belongs to uid \(info.st_uid) (\(FileTrust.modeText(info.st_mode))), not to this "
+            + "process's uid \(uid) or root; not used: this launch is unprotected"))
+    }
+    guard FileTrust.othersCanWrite(info.st_mode) else { return .success(StateDirectory(fd: fd, path: configured)) }
+    defer { close(fd) }
+    return openPrivate(
+      in: fd, configured: configured, shared: info, create: create, uid: uid, readerGroup: readerGroup,
+      notices: &notices)
+  }
+
+  /// The private subdirectory of a shared directory `parent`, made when missing.
+  private static func openPrivate(
+    in parent: Int32, configured: String, shared: stat, create: Bool, uid: uid_t, readerGroup: UInt32?,
+    notices: inout [StateProblem]
+  ) -> Result<StateDirectory?, StateProblem> {
+    let name = privateName(uid: uid)
+    let path = configured + "/" + name
+    // Someone's state file at the top of a shared directory: never read. Said, so that an
+    // operator sees why an old count is gone, and who wrote it.
+    var top = stat()
+    if fstatat(parent, stateName, &top, AT_SYMLINK_NOFOLLOW) == 0 {
+      notices.append(
+        FileTrust.untrusted(
+          configured + "/" + stateName, top,
+          "ignored: \(FileTrust.describe(top)) in a directory other users can write (\(FileTrust.modeText(shared.st_mode))); "
+            + "the state is kept in \(path)"))
+    }
+    var fd = openat(parent, name, directoryFlags)
+    if fd < 0, errno == ENOENT {
+      guard create else { return .success(nil) }
+      if mkdirat(parent, name, readerGroup == nil ? 0o700 : 0o750) != 0, errno != EEXIST {
+        return .failure(.writeFailed(path: path, operation: "mkdir", errno: errno))
+      }
+      fd = openat(parent, name, directoryFlags)
+      if fd >= 0, let group = readerGroup { FileTrust.shareWithGroup(fd, group, mode: 0o750) }
+    }
+    guard fd >= 0 else { return .failure(openFailure(path, errno)) }
+    var info = stat()
+    guard fstat(fd, &info) == 0, info.st_uid == uid, !FileTrust.othersCanWrite(info.st_mode) else {
+      close(fd)
+      return .failure(
+        FileTrust.untrusted(
+          path, info,
+          "the private state directory is \(FileTrust.describe(info)), not this user's alone; "
+            + "not used: this launch is unprotected"))
+    }
+    return .success(StateDirectory(fd: fd, path: path))
+  }
+
+  /// `O_NOFOLLOW`: a symlink planted as the directory is refused (`ELOOP`), not followed.
+  private static let directoryFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK
+
+  private static func openDirectory(_ path: String) -> Int32 { openPath(path, directoryFlags) }
+
+  private static func openFailure(_ path: String, _ code: Int32) -> StateProblem {
+    switch code {
+    case ELOOP:
+      StateProblem(
+        .wrongFileType, path: path, detail: "a symlink stands where the state directory should be; not followed")
+    case ENOTDIR:
+      StateProblem(.wrongFileType, path: path, detail: "not a directory; not used")
+    default:
+      .writeFailed(path: path, operation: "open directory", errno: code)
+    }
+  }
+
+  /// `mkdir -p`: each missing directory of `path`, parents first, private (0700; 0750 and the
+  /// reader group's when one is set). A parent that exists is left as it is.
+  static func makeDirectories(_ path: String, readerGroup: UInt32?) -> StateProblem? {
+    var prefix = path.hasPrefix("/") ? "" : "."
+    let mode: mode_t = readerGroup == nil ? 0o700 : 0o750
+    for component in path.split(separator: "/") {
+      prefix += "/" + component
+      if mkdir(prefix, mode) == 0 {
+        if let group = readerGroup {
+          let fd = openDirectory(prefix)
+          if fd >= 0 {
+            FileTrust.shareWithGroup(fd, group, mode: mode)
+            close(fd)
+          }
+        }
+      } else if errno != EEXIST {
+        return .writeFailed(path: prefix, operation: "mkdir", errno: errno)
+      }
+    }
+    return nil
+  }
+}
+
+// `open` by a name of its own: a `Glibc.` prefix would not build against musl.
+private func openPath(_ path: String, _ flags: Int32) -> Int32 { open(path, flags) }
