@@ -46,7 +46,7 @@ extension LaunchOrganizer {
     var consumed = ConsumedReports()
     var lastCause: String?
     var outage: DependencyOutage?
-    var (decision, problems) = stateStore.update { state, directory in
+    var (decision, problems) = stateStore.updateWithDirectory { state, directory in
       let decision = decide(state: &state, record: &record, policy: policy, directory: directory, consumed: &consumed)
       lastCause = state.lastCrashCause?.type
       outage = state.lastDependencyOutage

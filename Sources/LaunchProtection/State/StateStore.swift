@@ -140,7 +140,9 @@ public final class StateStore: Sendable {
   }
 
   /// `update`, with the opened directory (nil when refused or unusable) for the crash reports.
-  func update<T>(_ body: (inout LaunchState, StateDirectory?) -> T) -> (result: T, problems: [StateProblem]) {
+  func updateWithDirectory<T>(_ body: (inout LaunchState, StateDirectory?) -> T) -> (
+    result: T, problems: [StateProblem]
+  ) {
     update(replacingWith: nil, body)
   }
 
