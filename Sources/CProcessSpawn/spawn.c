@@ -33,6 +33,8 @@ struct child_args {
   int die_with_parent;
   pid_t parent;
   int container;
+  long long uid;  // -1: unchanged
+  long long gid;  // -1: unchanged
   volatile int child_error;
 };
 
@@ -61,16 +63,25 @@ static int run_child(struct child_args *args) {
     if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0) goto failed;
   }
   if (setpgid(0, 0) < 0) goto failed;
+  // Output files first, as the caller: the artifacts directory may be closed to the user.
+  if (redirect("/dev/null", O_RDONLY, 0) < 0) goto failed;
+  if (redirect(args->stdout_path, O_WRONLY | O_CREAT | O_TRUNC, 1) < 0) goto failed;
+  if (redirect(args->stderr_path, O_WRONLY | O_CREAT | O_TRUNC, 2) < 0) goto failed;
+  if (args->cwd != NULL && chdir(args->cwd) < 0) goto failed;
+  // Another user's credentials (`user:`): raw system calls, which change only this thread's
+  // (the vfork child's) credentials; glibc's setuid would signal the parent's threads. Before
+  // PR_SET_PDEATHSIG, which a change of credentials clears.
+  if (args->gid >= 0) {
+    if (syscall(SYS_setgroups, 0, NULL) < 0) goto failed;
+    if (syscall(SYS_setresgid, (gid_t)args->gid, (gid_t)args->gid, (gid_t)args->gid) < 0) goto failed;
+  }
+  if (args->uid >= 0 && syscall(SYS_setresuid, (uid_t)args->uid, (uid_t)args->uid, (uid_t)args->uid) < 0) goto failed;
   if (args->die_with_parent) {
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) goto failed;
     // The parent may have died before the prctl: then nobody would kill us. (In a new PID
     // namespace the parent is outside it and getppid() is 0.)
     if (!args->container && getppid() != args->parent) _exit(127);
   }
-  if (redirect("/dev/null", O_RDONLY, 0) < 0) goto failed;
-  if (redirect(args->stdout_path, O_WRONLY | O_CREAT | O_TRUNC, 1) < 0) goto failed;
-  if (redirect(args->stderr_path, O_WRONLY | O_CREAT | O_TRUNC, 2) < 0) goto failed;
-  if (args->cwd != NULL && chdir(args->cwd) < 0) goto failed;
   sigset_t empty;
   sigemptyset(&empty);
   sigprocmask(SIG_SETMASK, &empty, NULL);
@@ -128,19 +139,20 @@ int cps_spawn(const char *path, char *const argv[], char *const envp[], const ch
 
 int cps_spawn_in(const char *path, char *const argv[], char *const envp[], const char *stdout_path,
                  const char *stderr_path, int die_with_parent, const char *cwd, pid_t *pid) {
-  struct child_args args = {path, argv, envp, stdout_path, stderr_path, cwd, die_with_parent, 0, 0, 0};
-  return spawn(&args, pid);
+  return cps_spawn_as(path, argv, envp, stdout_path, stderr_path, die_with_parent, cwd, 0, -1, -1, pid);
 }
 
 int cps_spawn_container(const char *path, char *const argv[], char *const envp[], const char *stdout_path,
                         const char *stderr_path, int die_with_parent, const char *cwd, pid_t *pid) {
-  struct child_args args = {path, argv, envp, stdout_path, stderr_path, cwd, die_with_parent, 0, 1, 0};
-  return spawn(&args, pid);
+  return cps_spawn_as(path, argv, envp, stdout_path, stderr_path, die_with_parent, cwd, 1, -1, -1, pid);
 }
 
-#ifndef SYS_pidfd_open
-#define SYS_pidfd_open 434  // the same number on every architecture (the generic table)
-#endif
+int cps_spawn_as(const char *path, char *const argv[], char *const envp[], const char *stdout_path,
+                 const char *stderr_path, int die_with_parent, const char *cwd, int container, long long uid,
+                 long long gid, pid_t *pid) {
+  struct child_args args = {path, argv, envp, stdout_path, stderr_path, cwd, die_with_parent, 0, container, uid, gid, 0};
+  return spawn(&args, pid);
+}
 
 int cps_pidfd_open(pid_t pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }
 

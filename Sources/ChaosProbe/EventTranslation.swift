@@ -36,7 +36,10 @@ enum EventTranslation {
     case .lifeAction(let key, let outcome):
       log.emit("life_action", ["key": key, "mode": outcome.rawValue])
     case .stateProblem(let problem):
-      log.emit("state_problem", ["kind": problem.kind, "detail": problem.description])
+      var fields: [String: any Sendable] = ["kind": problem.kind, "detail": problem.description, "path": problem.path]
+      if let owner = problem.owner { fields["owner"] = Int(owner) }
+      if let mode = problem.mode { fields["mode"] = FileMode.octal(mode) }
+      log.emit("state_problem", fields)
     case .exceptionRecorded(let cause):
       log.emit("exception_recorded", ["type": cause.type])
     case .uncountedExit(let reason):
@@ -79,5 +82,13 @@ enum EventTranslation {
   static func modeName(_ mode: LaunchMode) -> String {
     if case .protect = mode { return "protect" }
     return "normal"
+  }
+}
+
+/// `st_mode`'s permission bits as the octal text `ls` and `chmod` use (`0777`, `2775`).
+enum FileMode {
+  static func octal(_ mode: UInt32) -> String {
+    let digits = String(mode & 0o7777, radix: 8)
+    return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
   }
 }

@@ -27,6 +27,13 @@ int cps_spawn_in(const char *path, char *const argv[], char *const envp[], const
 int cps_spawn_container(const char *path, char *const argv[], char *const envp[], const char *stdout_path,
                         const char *stderr_path, int die_with_parent, const char *cwd, pid_t *pid);
 
+/// `cps_spawn_in` (`container` 0) or `cps_spawn_container` (1), the child running with the
+/// credentials `uid` and `gid` (no supplementary groups) when they are not -1 (a scenario's
+/// `user:`). Its output files are opened before the change, as the caller. Needs root.
+int cps_spawn_as(const char *path, char *const argv[], char *const envp[], const char *stdout_path,
+                 const char *stderr_path, int die_with_parent, const char *cwd, int container, long long uid,
+                 long long gid, pid_t *pid);
+
 /// A descriptor that becomes readable when `pid` (a child of the caller) exits
 /// (pidfd_open(2), Linux 5.3), or -1 with errno (ENOSYS on an older kernel or under a seccomp
 /// policy that does not know it): the caller then polls waitpid instead.

@@ -106,6 +106,8 @@ enum ScenarioWriter {
     case .reusePid: "{ reuse_pid: true }"
     case .unwritableStateDirectory: "{ unwritable_state_dir: true }"
     case .newBinary: "{ new_binary: true }"
+    case .command(let arguments, let user, _):
+      "{ command: [\(arguments.map(quoted).joined(separator: ", "))]\(user.map { ", user: \(quoted($0.name))" } ?? "") }"
     }
   }
 

@@ -168,6 +168,12 @@ public struct ScenarioRunner: Sendable {
           executable: target, environment: environment, stdoutPath: directory + "/stdout.txt",
           stderrPath: directory + "/stderr.txt")
         launcher.container = spec.container ?? scenario.container
+        if let user = spec.user {
+          // Another user's process writes its events to a file the harness made for it.
+          launcher.user = user
+          _ = FileManager.default.createFile(atPath: directory + "/events.ndjson", contents: nil)
+          chown(directory + "/events.ndjson", user.uid, user.gid)
+        }
         let container = try runtimeContainer(
           scenario, spec, target: target, environment: environment, stateDirectory: stateDirectory,
           directory: directory)

@@ -32,6 +32,8 @@ enum Setup {
       }
     case .newBinary:
       break  // handled by the runner, which owns the target path
+    case .command(let arguments, let user, let line):
+      try run(arguments, as: user, stateDirectory: stateDirectory, line: line)
     }
   }
 
@@ -48,5 +50,35 @@ enum Setup {
     }
     for index in state.launchesInProgress.indices { edit(&state.launchesInProgress[index].process) }
     if let problem = store.overwrite(state) { throw fail("cannot rewrite the state file for \(what): \(problem)") }
+  }
+
+  /// A `before:` command: run to its end (10 s at most), its output kept for the message.
+  private static func run(_ arguments: [String], as user: RunAs?, stateDirectory: String, line: Int)
+    throws(ScenarioError)
+  {
+    let output = NSTemporaryDirectory() + "chaos-before-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).txt"
+    defer { unlink(output) }
+    let environment = ScenarioRunner.inheritedEnvironment
+    var launcher = ProcessLauncher(
+      executable: KubeletSession.resolve(arguments[0], path: environment["PATH"]),
+      arguments: Array(arguments.dropFirst()),
+      environment: [
+        "PATH": environment["PATH"] ?? "/usr/bin:/bin", "HOME": environment["HOME"] ?? "/root",
+        "CHAOS_STATE_DIR": stateDirectory,
+      ], stdoutPath: output, stderrPath: output)
+    launcher.user = user
+    func fail(_ message: String) -> ScenarioError {
+      ScenarioError(path: stateDirectory, line: line, column: 0, message: message)
+    }
+    let end: ProcessEnd
+    do {
+      end = ProcessLauncher.wait(try launcher.spawn(), timeout: 10)
+    } catch {
+      throw fail("before command \(arguments): \(error)")
+    }
+    guard end == .exited(0) else {
+      let said = FileManager.default.contents(atPath: output).map { String(decoding: $0, as: UTF8.self) } ?? ""
+      throw fail("before command \(arguments) ended \(end): \(said.trimmingCharacters(in: .whitespacesAndNewlines))")
+    }
   }
 }

@@ -94,6 +94,8 @@ public struct CommandStep: Sendable, Equatable {
   public var outputContains: String?
   /// Past it the command's process group is SIGKILLed and the step fails (default 5 s).
   public var timeoutSeconds: Double
+  /// The user it runs as (`user:`, e.g. another user planting a file); nil: the harness's own.
+  public var user: RunAs? = nil
 
   /// Creates a step; the defaults are the loader's.
   public init(arguments: [String], exitCode: Int32 = 0, outputContains: String? = nil, timeoutSeconds: Double = 5) {

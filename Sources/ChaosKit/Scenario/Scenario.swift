@@ -113,6 +113,8 @@ package struct LaunchSpec: Sendable {
   /// Runs this launch as PID 1 of its own namespaces (true) or not (false), overriding the
   /// scenario's `container`; nil: as the scenario says.
   package var container: Bool? = nil
+  /// The user this launch's process runs as (`user:`); nil: the harness's own.
+  package var user: RunAs? = nil
   /// This launch's runtime keys, over the scenario's.
   package var runtime = RuntimeSettings()
   /// What the scenario's dependency does from this launch's spawn on (`dependency:`, default up).
@@ -134,6 +136,9 @@ package enum SetupAction: Sendable, Equatable {
   case reusePid
   /// Run a fresh copy of the target binary from now on (a new build: new inode and mtime).
   case newBinary
+  /// Run a command (argv) before the launch, with `CHAOS_STATE_DIR` in its environment, as
+  /// `user` (nil: the harness's user); it must exit 0 (`line`: where the scenario gives it).
+  case command([String], user: RunAs?, line: Int)
 }
 
 /// A signal sent to the launched process once an event appears.

@@ -20,7 +20,7 @@ extension ScenarioLoader {
     let line = node.mark?.line ?? 0
     switch (map["http"], map["command"]) {
     case (let httpNode?, nil):
-      for key in ["exit_code", "output_contains", "timeout"] {
+      for key in ["exit_code", "output_contains", "timeout", "user"] {
         if let stray = map[key] {
           throw reader.error(
             stray, "'\(key)' goes with 'command'; for 'http', put 'status', 'body_contains' or 'timeout' inside 'http'")
@@ -39,15 +39,14 @@ extension ScenarioLoader {
           try reader.integer(node, what: "exit_code", minimum: 0)
         } ?? 0
       if exitCode > 255 { throw reader.error(map["exit_code"]!, "'exit_code' must be at most 255, not \(exitCode)") }
-      return RequestStep(
-        line: line, afterEvent: afterEvent,
-        action: .command(
-          CommandStep(
-            arguments: arguments, exitCode: Int32(exitCode),
-            outputContains: try map["output_contains"].map { node throws(ScenarioError) in
-              try reader.string(node, what: "output_contains")
-            },
-            timeoutSeconds: try map["timeout"].map { node throws(ScenarioError) in try reader.duration(node) } ?? 5)))
+      var command = CommandStep(
+        arguments: arguments, exitCode: Int32(exitCode),
+        outputContains: try map["output_contains"].map { node throws(ScenarioError) in
+          try reader.string(node, what: "output_contains")
+        },
+        timeoutSeconds: try map["timeout"].map { node throws(ScenarioError) in try reader.duration(node) } ?? 5)
+      if let node = map["user"] { command.user = try runAs(node, reader: reader) }
+      return RequestStep(line: line, afterEvent: afterEvent, action: .command(command))
     case (.some, .some):
       throw reader.error(node, "a request has exactly one of 'http' and 'command', not both")
     case (nil, nil):

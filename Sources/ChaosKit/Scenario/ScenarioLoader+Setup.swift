@@ -6,6 +6,20 @@ import Yams
 extension ScenarioLoader {
   static func setup(_ node: Node, reader: NodeReader) throws(ScenarioError) -> SetupAction {
     let map = try reader.mapping(node, keys: setupKeys, what: "before entry")
+    if let commandNode = map["command"] {
+      guard map.count == 1 || (map.count == 2 && map["user"] != nil) else {
+        throw reader.error(node, "a 'before' command may have 'user' beside it, nothing else")
+      }
+      let arguments = try reader.sequence(commandNode, what: "command").map { node throws(ScenarioError) in
+        try reader.string(node, what: "command argument")
+      }
+      if arguments.first?.isEmpty ?? true {
+        throw reader.error(commandNode, "'command' must be a non-empty argv list, e.g. [\"sh\", \"-c\", \"...\"]")
+      }
+      let user = try map["user"].map { node throws(ScenarioError) in try runAs(node, reader: reader) }
+      return .command(arguments, user: user, line: commandNode.mark?.line ?? 0)
+    }
+    if let stray = map["user"] { throw reader.error(stray, "'user' in 'before' goes with 'command'") }
     guard map.count == 1, let (key, value) = map.first else {
       throw reader.error(node, "each 'before' entry has exactly one of: \(setupKeys.joined(separator: ", "))")
     }

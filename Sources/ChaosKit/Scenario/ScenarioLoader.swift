@@ -17,7 +17,7 @@ public enum ScenarioLoader {
   /// Keys allowed in a launch.
   public static let launchKeys = [
     "failpoints", "app", "env", "repeat", "parallel", "timeout", "before", "send_signal", "expect", "requests",
-    "container", "runtime", "memory", "pids", "init", "dependency",
+    "container", "runtime", "memory", "pids", "init", "dependency", "user",
   ]
   /// Keys allowed in `expect`.
   public static let expectKeys = [
@@ -30,7 +30,7 @@ public enum ScenarioLoader {
   ]
   /// Keys allowed in an entry of `before`.
   public static let setupKeys = [
-    "write_state", "write_file", "edit_boot_id", "reuse_pid", "unwritable_state_dir", "new_binary",
+    "write_state", "write_file", "edit_boot_id", "reuse_pid", "unwritable_state_dir", "new_binary", "command", "user",
   ]
   /// Keys allowed in `write_file`.
   public static let writeFileKeys = ["path", "text"]
@@ -38,7 +38,7 @@ public enum ScenarioLoader {
   public static let signalKeys = ["signal", "after_event"]
   /// Keys allowed in an entry of `requests` (`exit_code`, `output_contains` and `timeout` go with `command`).
   public static let requestKeys = [
-    "after_event", "http", "command", "exit_code", "output_contains", "timeout", "optional",
+    "after_event", "http", "command", "exit_code", "output_contains", "timeout", "optional", "user",
   ]
   /// Keys allowed in `http` of a request.
   public static let httpKeys = [
@@ -180,6 +180,7 @@ public enum ScenarioLoader {
       container: try map["container"].map { node throws(ScenarioError) in try reader.bool(node, what: "container") })
     launch.runtime = try RuntimeLoader.settings(map, reader: reader)
     if let node = map["dependency"] { launch.dependency = try dependencyState(node, reader: reader) }
+    if let node = map["user"] { launch.user = try runAs(node, reader: reader) }
     return launch
   }
 

@@ -43,6 +43,8 @@ package struct ProcessLauncher {
   package var workingDirectory: String?
   /// Start it as PID 1 of new PID and mount namespaces, as a container runtime does.
   package var container = false
+  /// The user the process runs as; nil: the harness's own.
+  package var user: RunAs? = nil
 
   package init(
     executable: String, arguments: [String] = [], environment: [String: String], stdoutPath: String,
@@ -75,10 +77,9 @@ package struct ProcessLauncher {
     for attempt in 0..<100 {
       pid = ChildRegistry.shared.register {
         var pid: pid_t = 0
-        result =
-          container
-          ? cps_spawn_container(executable, argv, envp, stdoutPath, stderrPath, 1, workingDirectory, &pid)
-          : cps_spawn_in(executable, argv, envp, stdoutPath, stderrPath, 1, workingDirectory, &pid)
+        result = cps_spawn_as(
+          executable, argv, envp, stdoutPath, stderrPath, 1, workingDirectory, container ? 1 : 0,
+          user.map { Int64($0.uid) } ?? -1, user.map { Int64($0.gid) } ?? -1, &pid)
         return result == 0 ? pid : nil
       }
       guard pid == nil, result == ETXTBSY, attempt < 99 else { break }

@@ -180,9 +180,10 @@ final class RequestSession: Sendable {
     }
     let stdoutPath = context.directory + "/request-\(index).stdout.txt"
     let stderrPath = context.directory + "/request-\(index).stderr.txt"
-    let launcher = ProcessLauncher(
+    var launcher = ProcessLauncher(
       executable: executable, arguments: Array(arguments.dropFirst()), environment: environment,
       stdoutPath: stdoutPath, stderrPath: stderrPath, workingDirectory: context.scenarioFolder)
+    launcher.user = command.user
     let end: ProcessEnd
     do {
       let pid = try launcher.spawn()

@@ -212,7 +212,7 @@ final class KubeletSession: Sendable {
     }
   }
 
-  private static func resolve(_ name: String, path: String?) -> String {
+  static func resolve(_ name: String, path: String?) -> String {
     name.contains("/") ? name : RequestSession.searchPath(for: name, path: path) ?? name
   }
 }
