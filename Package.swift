@@ -1,5 +1,20 @@
 // swift-tools-version: 6.1
+import Foundation
 import PackageDescription
+
+// Package traits. A package that depends on this one gets neither unless it asks:
+// - Chaos: ChaosProbe honours the harness's CHAOS_* environment (a chaos build of your app).
+//   Without it the probe is compiled inert: a production build ignores every CHAOS_* variable.
+// - Harness: the chaos harness (ChaosKit, `chaos`) and the packages only it needs (Yams,
+//   swift-argument-parser, hdrhistogram-swift), which a server then never resolves. Implies Chaos.
+// Built as the root package (`swift run chaos`, `swift test` in this folder), both are on.
+let isRootPackage: Bool = {
+  if Context.environment["LAUNCHCHAOS_HARNESS"] == "1" { return true }
+  guard let workingDirectory = Context.environment["PWD"] else { return false }
+  func real(_ path: String) -> String { URL(fileURLWithPath: path).resolvingSymlinksInPath().path }
+  return real(workingDirectory) == real(Context.packageDirectory)
+}()
+let harness: TargetDependencyCondition? = .when(traits: ["Harness"])
 
 let package = Package(
   name: "LaunchChaos",
@@ -20,6 +35,13 @@ let package = Package(
     .library(name: "ChaosKit", targets: ["ChaosKit"]),
     .executable(name: "chaos", targets: ["chaos"]),
     .executable(name: "chaos-target", targets: ["chaos-target"]),
+  ],
+  traits: [
+    .trait(name: "Chaos", description: "ChaosProbe honours CHAOS_* (a chaos build; off: the probe is inert)"),
+    .trait(
+      name: "Harness", description: "ChaosKit and the chaos tool, with Yams, ArgumentParser and HdrHistogram",
+      enabledTraits: ["Chaos"]),
+    .default(enabledTraits: isRootPackage ? ["Harness"] : []),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -48,7 +70,9 @@ let package = Package(
     .target(name: "Failpoints", dependencies: ["CFailpointFaults"]),
     .target(name: "LaunchProtection", dependencies: ["CCrashCapture", "Failpoints"]),
     .target(name: "LaunchTasks", dependencies: ["Failpoints"]),
-    .target(name: "ChaosProbe", dependencies: ["LaunchProtection", "LaunchTasks", "Failpoints"]),
+    .target(
+      name: "ChaosProbe", dependencies: ["LaunchProtection", "LaunchTasks", "Failpoints"],
+      swiftSettings: [.define("LAUNCHCHAOS_PROBE", .when(traits: ["Chaos"]))]),
     // A ServiceLifecycle `Service` that turns graceful shutdown into a stop request and marks the
     // launch finished once the other services are up.
     .target(
@@ -81,20 +105,22 @@ let package = Package(
       name: "ChaosKit",
       dependencies: [
         "LaunchProtection", "Failpoints", "CProcessSpawn",
-        .product(name: "Yams", package: "Yams"),
+        .product(name: "Yams", package: "Yams", condition: harness),
       ]
     ),
     // What only `chaos bench` needs, kept out of ChaosKit's public surface.
     .target(
       name: "ChaosBench",
-      dependencies: ["ChaosKit", "Failpoints", .product(name: "Histogram", package: "hdrhistogram-swift")]
+      dependencies: [
+        "ChaosKit", "Failpoints", .product(name: "Histogram", package: "hdrhistogram-swift", condition: harness),
+      ]
     ),
     .executableTarget(
       name: "chaos",
       // chaos-target and the bench helper are dependencies so that `swift run chaos` builds them.
       dependencies: [
         "ChaosKit", "ChaosBench", "chaos-target", "chaos-bench-helper",
-        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "ArgumentParser", package: "swift-argument-parser", condition: harness),
       ]
     ),
     .executableTarget(

@@ -8,7 +8,7 @@ let package = Package(
   name: "LaunchChaosFuzz",
   platforms: [.macOS(.v15)],
   dependencies: [
-    .package(name: "LaunchChaos", path: "..")
+    .package(name: "LaunchChaos", path: "..", traits: ["Harness"])
   ],
   targets: [
     // Declares libFuzzer's LLVMFuzzerRunDriver for the targets' `main`.

@@ -9,8 +9,9 @@ let package = Package(
   name: "HummingbirdServer",
   platforms: [.macOS(.v15)],
   dependencies: [
-    // In your project: .package(url: "<LaunchChaos repository>", from: "…")
-    .package(name: "LaunchChaos", path: "../.."),
+    // In your project: .package(url: "<LaunchChaos repository>", from: "…", traits: ["Harness"]);
+    // the trait Harness brings ChaosKit for the tests and turns the probe on (see Package.swift)
+    .package(name: "LaunchChaos", path: "../..", traits: ["Harness"]),
     .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
     .package(url: "https://github.com/apple/swift-log", from: "1.5.0"),

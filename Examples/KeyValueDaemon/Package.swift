@@ -6,8 +6,9 @@ import PackageDescription
 let package = Package(
   name: "KeyValueDaemon",
   dependencies: [
-    // In your project: .package(url: "<LaunchChaos repository>", from: "…")
-    .package(name: "LaunchChaos", path: "../..")
+    // In your project: .package(url: "<LaunchChaos repository>", from: "…", traits: ["Harness"]);
+    // the trait Harness brings ChaosKit for the tests and turns the probe on (see Package.swift)
+    .package(name: "LaunchChaos", path: "../..", traits: ["Harness"])
   ],
   targets: [
     .executableTarget(

@@ -7,9 +7,12 @@ import PackageDescription
 let package = Package(
   name: "ServerQuickStart",
   platforms: [.macOS(.v15)],
+  // A chaos build is `swift build --traits Chaos`; a production build (no trait) ignores CHAOS_*.
+  traits: [.trait(name: "Chaos", description: "the chaos probe honours CHAOS_* (for chaos run)")],
   dependencies: [
-    // In your project: .package(url: "<LaunchChaos repository>", from: "…")
-    .package(name: "LaunchChaos", path: "../.."),
+    // In your project: .package(url: "<LaunchChaos repository>", from: "…", traits: […the same…])
+    .package(
+      name: "LaunchChaos", path: "../..", traits: [.trait(name: "Chaos", condition: .when(traits: ["Chaos"]))]),
     .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
   ],
   targets: [

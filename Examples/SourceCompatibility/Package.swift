@@ -8,7 +8,7 @@ import PackageDescription
 let package = Package(
   name: "SourceCompatibility",
   dependencies: [
-    .package(name: "LaunchChaos", path: "../.."),
+    .package(name: "LaunchChaos", path: "../..", traits: ["Harness"]),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
     .package(url: "https://github.com/apple/swift-log", from: "1.5.0"),
   ],

@@ -23,6 +23,11 @@ import Synchronization
 /// Under the harness (`CHAOS_EVENTS` set) `attach(_:LaunchOrganizer)` opens the events file,
 /// configures `CHAOS_FAILPOINTS`/`CHAOS_SEED`, installs crash capture and reports every
 /// transition. Otherwise every call here does nothing: no file, no signal handler.
+///
+/// Only a chaos build reads the environment: LaunchChaos's package trait `Chaos` turns the
+/// probe on (`.package(…, traits: ["Chaos"])`, or a trait of your own that enables it, built
+/// with `swift build --traits Chaos`). Without it — a production build — no `CHAOS_*`
+/// variable is read, so none can crash, redirect or stop your app (the Security article).
 public enum ChaosProbe {
   /// The protocol version this probe speaks (`protocol` in the `launch` event and the listing).
   public static let protocolVersion = 2
@@ -50,8 +55,20 @@ public enum ChaosProbe {
     }
   }
 
-  /// Whether this process runs under the harness (`CHAOS_EVENTS` is set). Read once.
+  /// Whether this process runs under the harness (`CHAOS_EVENTS` is set, in a chaos build).
+  /// Read once.
   public static var isActive: Bool { request.events != nil }
+
+  /// Whether this build honours the harness's `CHAOS_*` environment at all: true only when
+  /// LaunchChaos was built with its package trait `Chaos` (or `Harness`). A production build
+  /// (no trait) ignores every `CHAOS_*` variable: the probe is compiled inert.
+  public static var isCompiledIn: Bool {
+    #if LAUNCHCHAOS_PROBE
+      true
+    #else
+      false
+    #endif
+  }
 
   /// The protection state directory: `CHAOS_STATE_DIR` under the harness (which checks the
   /// state there), `fallback` otherwise.
@@ -177,10 +194,15 @@ public enum ChaosProbe {
   }
 
   /// The environment, read once: `CHAOS_EVENTS` first, `CHAOS_LIST_FAILPOINTS` only when set.
+  /// Never read in a build without the package trait `Chaos`: there no variable arms anything.
   static let request: Request = {
-    let events = getenv("CHAOS_EVENTS").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
-    let list = getenv("CHAOS_LIST_FAILPOINTS").map { String(cString: $0) }
-    return Request(events: events, listFailpoints: list.map { !$0.isEmpty && $0 != "0" } ?? false)
+    #if LAUNCHCHAOS_PROBE
+      let events = getenv("CHAOS_EVENTS").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
+      let list = getenv("CHAOS_LIST_FAILPOINTS").map { String(cString: $0) }
+      return Request(events: events, listFailpoints: list.map { !$0.isEmpty && $0 != "0" } ?? false)
+    #else
+      return Request(events: nil, listFailpoints: false)
+    #endif
   }()
 
   static let state = Mutex(State())
