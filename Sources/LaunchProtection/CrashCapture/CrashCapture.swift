@@ -62,15 +62,15 @@ public enum CrashCapture {
   /// thread); on another architecture it throws.
   public static func install(_ options: Options) throws(CrashCaptureError) {
     if let problem = unverifiedArchitecture { throw CrashCaptureError(description: problem) }
-    // A directory the trust rule refuses gets no report (the organizer reports why); the
-    // handler is still installed.
+    // The report directory is opened and checked as the state store opens it; one it refuses
+    // (another user's, a symlink) or cannot open is an error the app sees, as is any refusal.
     var notices: [StateProblem] = []
     var reportDirectory: StateDirectory?
-    if let directory = options.reportDirectory,
-      case .success(let opened?) = StateDirectory.open(
-        directory, create: true, readerGroup: options.reportReaderGroup, notices: &notices)
-    {
-      reportDirectory = opened
+    if let directory = options.reportDirectory {
+      switch StateDirectory.open(directory, create: true, readerGroup: options.reportReaderGroup, notices: &notices) {
+      case .success(let opened): reportDirectory = opened
+      case .failure(let problem): throw CrashCaptureError(description: "crash report directory: \(problem)")
+      }
     }
     let report = reportDirectory.map { _ in reportName(identity: SystemProcessFacts.currentIdentity) }
     var error = [CChar](repeating: 0, count: 512)

@@ -32,13 +32,17 @@ enum DurableFile {
       self.refusal = refusal
     }
 
-    /// A failed `openat`; `ELOOP` is a symlink, refused (`O_NOFOLLOW`).
+    /// A failed `openat`: `ELOOP` is a symlink (`O_NOFOLLOW`), `EISDIR` a directory, both refused.
     init(opening path: String, _ code: Int32) {
-      if code == ELOOP {
+      switch code {
+      case ELOOP:
         self.init(
           refusal: StateProblem(
             .wrongFileType, path: path, detail: "a symlink stands where a file should be; not followed"))
-      } else {
+      case EISDIR:
+        self.init(
+          refusal: StateProblem(.wrongFileType, path: path, detail: "a directory stands where a file should be"))
+      default:
         self.init(operation: "open", errno: code)
       }
     }

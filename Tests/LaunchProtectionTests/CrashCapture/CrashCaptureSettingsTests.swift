@@ -19,13 +19,28 @@ final class CrashCaptureSettingsTests: XCTestCase {
     XCTAssertTrue(CrashCapture.Options().chainToPreviousHandler, "the documented default")
   }
 
-  /// An installation the handler refuses (here a crash report path longer than its buffer)
-  /// is an error the app sees, not a silent launch without crash capture.
+  /// An installation that cannot keep its promise (here a report directory whose name is too
+  /// long to open) is an error the app sees, not a silent launch without crash reports.
   func testAnInstallTheHandlerRefusesThrows() {
     var options = CrashCapture.Options()
     options.reportDirectory = "/tmp/" + String(repeating: "d", count: 5_000)
     XCTAssertThrowsError(try CrashCapture.install(options)) { error in
-      XCTAssertTrue("\(error)".contains("too long"), "\(error)")
+      XCTAssertTrue("\(error)".contains("File name too long"), "\(error)")
+    }
+    XCTAssertFalse(CrashCapture.isInstalled, "nothing installed")
+  }
+
+  /// A report directory that belongs to another user is refused at install: no report is
+  /// ever written into a directory someone else controls.
+  func testAReportDirectoryOfAnotherUserIsRefused() throws {
+    guard geteuid() == 0 else { throw XCTSkip("needs root to give the directory to nobody") }
+    let directory = SimulatedLaunches().stateDirectory
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    XCTAssertEqual(chown(directory, 65534, 65534), 0)
+    var options = CrashCapture.Options()
+    options.reportDirectory = directory
+    XCTAssertThrowsError(try CrashCapture.install(options)) { error in
+      XCTAssertTrue("\(error)".contains("uid 65534"), "\(error)")
     }
   }
 

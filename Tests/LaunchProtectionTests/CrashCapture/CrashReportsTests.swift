@@ -174,7 +174,8 @@ final class CrashReportsTests: XCTestCase {
     let descriptorsAfter = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count
     XCTAssertEqual(organizer.status.decision?.previousCrash?.pid, 604)
     XCTAssertTrue(FileManager.default.fileExists(atPath: marker(directory)), "a report remains: marked again")
-    XCTAssertEqual(descriptorsAfter, descriptorsBefore, "the marker made again was closed")
+    // One descriptor more: the state directory's, which the organizer's store keeps open.
+    XCTAssertEqual(descriptorsAfter, descriptorsBefore + 1, "the marker made again was closed")
   }
 
   /// With no marker and the same build, a launch leaves the directory alone: a report there
@@ -190,5 +191,20 @@ final class CrashReportsTests: XCTestCase {
     next.finishLaunching(policy: .threshold(100), launch: {}, protect: { _ in })
     XCTAssertFalse(FileManager.default.fileExists(atPath: directory + "/" + CrashReports.markerName))
     XCTAssertTrue(FileManager.default.fileExists(atPath: directory + "/crash-9-9.json"), "untouched")
+  }
+}
+
+extension CrashReports {
+  /// The cause the report at `path` gives, read as a launch reads it (test shorthand).
+  static func parse(path: String) -> CrashCause? {
+    var notices: [StateProblem] = []
+    let url = URL(fileURLWithPath: path)
+    guard
+      case .success(let directory?) = StateDirectory.open(
+        url.deletingLastPathComponent().path, create: false, notices: &notices)
+    else { return nil }
+    defer { close(directory.fd) }
+    guard case .success(let file?) = DurableFile.read(in: directory, url.lastPathComponent) else { return nil }
+    return parse(file.bytes, info: file.info)
   }
 }

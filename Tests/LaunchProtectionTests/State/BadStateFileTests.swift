@@ -80,9 +80,9 @@ final class BadStateFileTests: XCTestCase {
     let decision = try XCTUnwrap(organizer.status.decision, label)
     XCTAssertTrue((0...LaunchState.maximumCount).contains(decision.count), "\(label): count \(decision.count)")
     for problem in decision.problems {
-      switch problem {
-      case .corrupt(_, let movedTo, _), .futureVersion(_, _, _, let movedTo):
-        XCTAssertNotNil(movedTo, "\(label): a bad file is moved aside, never lost")
+      switch problem.code {
+      case .corrupt, .futureVersion:
+        XCTAssertNotNil(problem.movedTo, "\(label): a bad file is moved aside, never lost")
         XCTAssertGreaterThan(recorder.count(of: "state_problem \(problem.kind)"), 0, "\(label): reported")
       default: XCTFail("\(label): unexpected problem \(problem)")
       }
@@ -117,9 +117,10 @@ final class BadStateFileTests: XCTestCase {
     let launches = SimulatedLaunches()
     let text = try replacing("consecutiveCrashes", in: try realState(launches), with: "9223372036854775807")
     let organizer = try launch(launches, over: text)
-    guard case .corrupt(_, _, let detail) = organizer.status.decision?.problems.first else {
+    guard let problem = organizer.status.decision?.problems.first as StateProblem?, problem.code == .corrupt else {
       return XCTFail("expected corrupt, got \(String(describing: organizer.status.decision?.problems))")
     }
+    let detail = problem.detail
     XCTAssertTrue(detail.contains("consecutiveCrashes 9223372036854775807 outside 0...1000000"), detail)
     XCTAssertEqual(organizer.status.decision?.count, 0)
   }

@@ -43,17 +43,19 @@ final class DurabilityTests: XCTestCase {
       lines.firstIndex { $0.contains("openat(") && $0.contains("launch-state.json.tmp-") }, "temp file opened")
     let tempFD = try descriptor(lines[tempOpen])
     let rename = try XCTUnwrap(
-      lines[tempOpen...].firstIndex { $0.contains("rename(") && $0.contains("launch-state.json\")") }, "renamed")
+      lines[tempOpen...].firstIndex { $0.contains("rename") && $0.contains("\"launch-state.json\")") }, "renamed")
     XCTAssertTrue(
       lines[tempOpen..<rename].contains { $0.contains("fsync(\(tempFD))") },
       "fsync of the temp file before the rename:\n\(lines[tempOpen...rename].joined(separator: "\n"))")
+    // The directory was opened (O_NOFOLLOW) before the launch's first update, and is kept.
     let directoryOpen = try XCTUnwrap(
-      lines[rename...].firstIndex {
-        $0.contains("openat(AT_FDCWD, \"\(stateDirectory)\"") && $0.contains("O_DIRECTORY")
-      }, "directory opened after the rename")
+      lines[..<tempOpen].lastIndex {
+        $0.contains("openat(AT_FDCWD, \"\(stateDirectory)\"") && $0.contains("O_DIRECTORY") && $0.contains("O_NOFOLLOW")
+      }, "directory opened before the update")
     let directoryFD = try descriptor(lines[directoryOpen])
     XCTAssertTrue(
-      lines[directoryOpen...].prefix(4).contains { $0.contains("fsync(\(directoryFD))") }, "fsync of the directory")
+      lines[rename...].prefix(4).contains { $0.contains("fsync(\(directoryFD))") },
+      "fsync of the directory after the rename")
   }
 
   func testProcessCrashModeNeverSyncsAndUpdatesOneSlotInPlace() throws {

@@ -87,9 +87,11 @@ final class StateFileFormatTests: XCTestCase {
     let organizer = launches.organizer(observe: recorder)
     organizer.finishLaunching(policy: .threshold(1000), launch: {}, protect: { _ in })
     XCTAssertEqual(organizer.status.decision?.count, 0)
-    guard case .corrupt(_, let movedTo, let detail) = organizer.status.decision?.problems.first else {
+    guard let problem = organizer.status.decision?.problems.first as StateProblem?, problem.code == .corrupt else {
       return XCTFail("expected corrupt, got \(String(describing: organizer.status.decision?.problems))")
     }
+    let movedTo = problem.movedTo
+    let detail = problem.detail
     XCTAssertTrue(detail.contains("neither of the two state slots"), detail)
     let moved = try XCTUnwrap(movedTo)
     XCTAssertEqual(Array(try Data(contentsOf: URL(fileURLWithPath: moved))), file, "nothing lost")

@@ -81,9 +81,10 @@ final class StateSlotTests: XCTestCase {
     let organizer = launches.organizer()
     organizer.finishLaunching(policy: .threshold(1000), launch: {}, protect: { _ in })
     XCTAssertEqual(organizer.status.decision?.count, 0)
-    guard case .corrupt(_, _, let detail) = organizer.status.decision?.problems.first else {
+    guard let problem = organizer.status.decision?.problems.first as StateProblem?, problem.code == .corrupt else {
       return XCTFail("expected corrupt, got \(String(describing: organizer.status.decision?.problems))")
     }
+    let detail = problem.detail
     XCTAssertTrue(detail.contains("neither of the two state slots"), detail)
   }
 

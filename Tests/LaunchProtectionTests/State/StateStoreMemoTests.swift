@@ -32,7 +32,9 @@ final class StateStoreMemoTests: XCTestCase {
     XCTAssertNil(store.overwrite(state))
     let (count, problems) = store.update { $0.consecutiveCrashes }
     XCTAssertEqual(count, 0, "an empty state after moving the file aside")
-    guard case .corrupt(_, let movedTo, let detail) = problems.first else { return XCTFail("\(problems)") }
+    guard let problem = problems.first as StateProblem?, problem.code == .corrupt else { return XCTFail("\(problems)") }
+    let movedTo = problem.movedTo
+    let detail = problem.detail
     XCTAssertNotNil(movedTo)
     XCTAssertTrue(detail.contains("consecutiveCrashes -1 outside"), detail)
   }

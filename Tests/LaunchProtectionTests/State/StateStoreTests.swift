@@ -53,9 +53,11 @@ final class StateStoreTests: XCTestCase {
     XCTAssertEqual(aside.count, 1)
     XCTAssertEqual(
       try String(contentsOfFile: launches.stateDirectory + "/" + aside[0], encoding: .utf8), garbage, "nothing lost")
-    guard case .corrupt(_, let movedTo, let detail) = organizer.status.decision?.problems.first else {
+    guard let problem = organizer.status.decision?.problems.first as StateProblem?, problem.code == .corrupt else {
       return XCTFail("expected corrupt")
     }
+    let movedTo = problem.movedTo
+    let detail = problem.detail
     XCTAssertNotNil(movedTo)
     XCTAssertTrue(detail.contains("not valid JSON"), detail)
     // And the new state is sound again.
@@ -67,7 +69,7 @@ final class StateStoreTests: XCTestCase {
       let launches = SimulatedLaunches()
       try writeStateFile(launches, text)
       let (organizer, _) = launchMustRun(launches)
-      guard case .corrupt = organizer.status.decision?.problems.first else {
+      guard let problem = organizer.status.decision?.problems.first as StateProblem?, problem.code == .corrupt else {
         return XCTFail(
           "\(text.debugDescription) should be reported corrupt, got \(String(describing: organizer.status.decision?.problems))"
         )
@@ -80,9 +82,10 @@ final class StateStoreTests: XCTestCase {
     let launches = SimulatedLaunches()
     try writeStateFile(launches, "{\"version\": 1, \"consecutiveCrashes\": 3}")
     let (organizer, _) = launchMustRun(launches)
-    guard case .corrupt(_, _, let detail) = organizer.status.decision?.problems.first else {
+    guard let problem = organizer.status.decision?.problems.first as StateProblem?, problem.code == .corrupt else {
       return XCTFail("expected corrupt")
     }
+    let detail = problem.detail
     XCTAssertTrue(detail.contains("launchesInProgress"), detail)
   }
 
@@ -92,9 +95,12 @@ final class StateStoreTests: XCTestCase {
     try writeStateFile(launches, future)
     let (organizer, recorder) = launchMustRun(launches)
     XCTAssertEqual(recorder.count(of: "state_problem future_version"), 1)
-    guard case .futureVersion(_, let found, let supported, _) = organizer.status.decision?.problems.first else {
+    guard let problem = organizer.status.decision?.problems.first as StateProblem?, problem.code == .futureVersion
+    else {
       return XCTFail()
     }
+    let found = problem.foundVersion
+    let supported = problem.supportedVersion
     XCTAssertEqual(found, 7)
     XCTAssertEqual(supported, LaunchState.currentVersion)
     let aside = try asideFiles(launches, containing: "v7")
@@ -102,28 +108,27 @@ final class StateStoreTests: XCTestCase {
     XCTAssertEqual(try String(contentsOfFile: launches.stateDirectory + "/" + aside[0], encoding: .utf8), future)
   }
 
-  func testUnreadableStateIsMovedAside() throws {
+  func testADirectoryAsTheStateFileIsRefusedAndMovedAside() throws {
     let launches = SimulatedLaunches()
-    // A directory where the file should be: open succeeds as root, read fails with EISDIR.
+    // A directory where the file should be: refused at open (EISDIR), never read or written.
     try FileManager.default.createDirectory(
       atPath: launches.stateDirectory + "/launch-state.json", withIntermediateDirectories: true)
     let (organizer, recorder) = launchMustRun(launches)
-    XCTAssertEqual(recorder.count(of: "state_problem unreadable"), 1)
-    guard case .unreadable(_, let code, let movedTo) = organizer.status.decision?.problems.first else {
-      return XCTFail()
+    XCTAssertEqual(recorder.count(of: "state_problem wrong_file_type"), 1)
+    guard let problem = organizer.status.decision?.problems.first, problem.code == .wrongFileType else {
+      return XCTFail("\(String(describing: organizer.status.decision?.problems))")
     }
-    XCTAssertEqual(code, EISDIR)
-    XCTAssertNotNil(movedTo)
+    XCTAssertNotNil(problem.movedTo)
     XCTAssertEqual(try launches.state()?.launchesInProgress.count, 1, "a fresh state was written after moving it aside")
   }
 
   func testUnwritableDirectoryNeverBlocksTheLaunch() throws {
     let launches = SimulatedLaunches()
-    // The state directory path is a regular file: mkdir, lock and write all fail.
+    // The state directory path is a regular file: refused (wrong_file_type), never written.
     try Data("not a directory".utf8).write(to: URL(fileURLWithPath: launches.stateDirectory))
     let (organizer, recorder) = launchMustRun(launches, finish: true)
     XCTAssertEqual(organizer.status.decision?.count, 0)
-    XCTAssertGreaterThan(recorder.count(of: "state_problem write_failed"), 0)
+    XCTAssertEqual(recorder.count(of: "state_problem wrong_file_type"), 1, "reported once, by the launch")
     XCTAssertEqual(organizer.currentMode, .finished)
     XCTAssertEqual(
       try String(contentsOfFile: launches.stateDirectory, encoding: .utf8), "not a directory", "nothing lost")
@@ -147,9 +152,12 @@ final class StateStoreTests: XCTestCase {
       launches.failpoints.removeAll()
       XCTAssertEqual(organizer.status.decision?.count, 2, label)
       XCTAssertEqual(recorder.count(of: "state_problem write_failed"), 1, label)
-      guard case .writeFailed(_, let operation, let reported) = organizer.status.decision?.problems.first else {
+      guard let problem = organizer.status.decision?.problems.first as StateProblem?, problem.code == .writeFailed
+      else {
         return XCTFail(label)
       }
+      let operation = problem.operation
+      let reported = problem.errno
       XCTAssertEqual(operation, String(point.dropFirst("store.".count)), label)
       XCTAssertEqual(reported, code, label)
       let after = try String(contentsOfFile: launches.stateDirectory + "/launch-state.json", encoding: .utf8)
@@ -178,7 +186,9 @@ final class StateStoreTests: XCTestCase {
     let (_, problems) = store.update { _ in }
     close(holder)
     XCTAssertEqual(problems.count, 1, "\(problems)")
-    guard case .lockUnavailable = problems.first else { return XCTFail("\(problems)") }
+    guard let problem = problems.first as StateProblem?, problem.code == .lockUnavailable else {
+      return XCTFail("\(problems)")
+    }
     XCTAssertFalse(FileManager.default.fileExists(atPath: store.statePath), "nothing written")
   }
 
@@ -193,7 +203,9 @@ final class StateStoreTests: XCTestCase {
 
   /// A write that fails for real (ENOSPC from /dev/full) is reported, not retried forever.
   func testARealWriteErrorIsReported() {
-    let result = DurableFile.overwrite("/dev/full", at: 0, with: Array("{}".utf8), failpoints: FailpointRegistry())
+    let full = open("/dev/full", O_WRONLY | O_CLOEXEC)
+    defer { close(full) }
+    let result = DurableFile.overwrite(full, at: 0, with: Array("{}".utf8), failpoints: FailpointRegistry())
     guard case .failure(let failure) = result else { return XCTFail("a write to /dev/full fails") }
     XCTAssertEqual(failure.operation, "write")
     XCTAssertEqual(failure.errno, ENOSPC)

@@ -6,34 +6,34 @@ import XCTest
 /// A state file that cannot be read or written as usual: the store reports it with the cause
 /// (or reads what it can), moves it aside when a launch needs a new one, and the launch goes on.
 final class UnreadableStateFileTests: XCTestCase {
-  /// A state file whose read fails (here `/proc/self/mem`, whose offset 0 is never mapped:
-  /// EIO) is reported unreadable with the read's errno and moved aside, and the launch goes on.
-  func testAStateFileWhoseReadFailsIsReportedUnreadable() throws {
+  /// A state file that is a symlink (here to `/proc/self/mem`, whose read would fail with EIO)
+  /// is never followed: refused as `wrongFileType`, the link moved aside, and the launch goes on.
+  func testAStateFileThatIsASymlinkIsRefusedNotFollowed() throws {
     let launches = SimulatedLaunches()
     let directory = launches.stateDirectory
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     XCTAssertEqual(symlink("/proc/self/mem", directory + "/launch-state.json"), 0)
     let (count, problems) = StateStore(directory: directory).update { state in state.consecutiveCrashes }
     XCTAssertEqual(count, 0, "an empty state")
-    guard case .unreadable(_, let code, let movedTo)? = problems.first else {
-      return XCTFail("expected unreadable, got \(problems)")
+    guard let problem = problems.first, problem.code == .wrongFileType else {
+      return XCTFail("expected wrong_file_type, got \(problems)")
     }
-    XCTAssertEqual(code, EIO)
-    XCTAssertNotNil(movedTo, "moved aside")
+    let moved = try XCTUnwrap(problem.movedTo, "moved aside")
+    XCTAssertEqual(
+      try FileManager.default.destinationOfSymbolicLink(atPath: moved), "/proc/self/mem", "the link itself")
   }
 
-  /// A tool's `read()` of such a file throws the read's errno (it moves nothing).
-  func testReadingAStateFileWhoseReadFailsThrowsItsErrno() throws {
+  /// A tool's `read()` of such a file throws the refusal (it moves nothing).
+  func testReadingAStateFileThatIsASymlinkThrowsTheRefusal() throws {
     let directory = SimulatedLaunches().stateDirectory
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     XCTAssertEqual(symlink("/proc/self/mem", directory + "/launch-state.json"), 0)
     do {
       _ = try StateStore(directory: directory).read()
-      XCTFail("a failed read is an error")
+      XCTFail("a symlink is refused")
     } catch {
-      guard case .unreadable(_, let code, let movedTo) = error.problem else { return XCTFail("\(error)") }
-      XCTAssertEqual(code, EIO)
-      XCTAssertNil(movedTo, "read() moves nothing")
+      XCTAssertEqual(error.problem.code, .wrongFileType, "\(error)")
+      XCTAssertNil(error.problem.movedTo, "read() moves nothing")
     }
   }
 
@@ -44,7 +44,7 @@ final class UnreadableStateFileTests: XCTestCase {
     let launches = SimulatedLaunches()
     let directory = launches.stateDirectory
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    let busy = launches.directory.file("busy-sleep")
+    let busy = directory + "/launch-state.json"
     try FileManager.default.copyItem(atPath: "/bin/sleep", toPath: busy)
     let sleeper = Process()
     sleeper.executableURL = URL(fileURLWithPath: busy)
@@ -54,14 +54,13 @@ final class UnreadableStateFileTests: XCTestCase {
       sleeper.terminate()
       sleeper.waitUntilExit()
     }
-    XCTAssertEqual(symlink(busy, directory + "/launch-state.json"), 0)
-    XCTAssertEqual(open(directory + "/launch-state.json", O_RDWR), -1)
+    XCTAssertEqual(open(busy, O_RDWR), -1)
     XCTAssertEqual(errno, ETXTBSY, "the executable refuses writing while it runs")
     let (_, problems) = StateStore(directory: directory).update { $0.consecutiveCrashes = 1 }
-    guard case .corrupt(_, let movedTo, _)? = problems.first else {
+    guard let problem = problems.first, problem.code == .corrupt else {
       return XCTFail("expected the file read and found corrupt, got \(problems)")
     }
-    XCTAssertNotNil(movedTo)
+    XCTAssertNotNil(problem.movedTo)
     XCTAssertEqual(try StateStore(directory: directory).read()?.consecutiveCrashes, 1, "a new file written")
   }
 }

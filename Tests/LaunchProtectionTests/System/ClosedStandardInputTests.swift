@@ -30,14 +30,24 @@ final class ClosedStandardInputTests: XCTestCase {
     return directory
   }
 
+  /// `directory` opened and checked as the store opens it.
+  private func opened(_ directory: String) throws -> StateDirectory {
+    var notices: [StateProblem] = []
+    guard case .success(let opened?) = StateDirectory.open(directory, create: false, notices: &notices) else {
+      throw XCTSkip("cannot open \(directory)")
+    }
+    return opened
+  }
+
   func testAFailedReplaceClosesItsTemporaryFileEvenAsDescriptorZero() throws {
-    let directory = try stateDirectory()
+    let directory = try opened(try stateDirectory())
+    defer { close(directory.fd) }
     let failpoints = FailpointRegistry()
     try failpoints.configure("store.write=return(EIO)")
     let (result, stillOpen) = withDescriptorZeroFree {
       DurableFile.replace(
-        directory + "/launch-state.json", directory: directory, with: Array("{}\n".utf8), uniqueSuffix: "zero",
-        sync: false, failpoints: failpoints)
+        "launch-state.json", in: directory, with: Array("{}\n".utf8), uniqueSuffix: "zero", sync: false,
+        readerGroup: nil, failpoints: failpoints)
     }
     guard case .failure(let failure) = result else { return XCTFail("the write failpoint fails the replace") }
     XCTAssertEqual(failure.operation, "write")
@@ -68,8 +78,10 @@ final class ClosedStandardInputTests: XCTestCase {
   func testTheStateFileOpenedForAnUpdateAsDescriptorZeroIsRead() throws {
     let path = try stateDirectory() + "/launch-state.json"
     try Data("{}\n".utf8).write(to: URL(fileURLWithPath: path))
+    let directory = try opened(URL(fileURLWithPath: path).deletingLastPathComponent().path)
+    defer { close(directory.fd) }
     let ((opened, result), stillOpen) = withDescriptorZeroFree {
-      let (opened, result) = DurableFile.openForUpdate(path)
+      let (opened, result) = DurableFile.openForUpdate(in: directory, "launch-state.json", mode: 0o600)
       defer { opened.close() }
       return (opened, result)
     }
@@ -90,21 +102,26 @@ final class ClosedStandardInputTests: XCTestCase {
   func testAnInPlaceWriteToDescriptorZeroIsMade() throws {
     let path = try stateDirectory() + "/slots"
     try Data(repeating: UInt8(ascii: " "), count: 16).write(to: URL(fileURLWithPath: path))
+    let directory = try opened(URL(fileURLWithPath: path).deletingLastPathComponent().path)
+    defer { close(directory.fd) }
     let (result, _) = withDescriptorZeroFree {
-      DurableFile.overwrite(path, at: 4, with: Array("ok".utf8), failpoints: FailpointRegistry())
+      DurableFile.overwrite("slots", in: directory, at: 4, with: Array("ok".utf8), failpoints: FailpointRegistry())
     }
     guard case .success = result else { return XCTFail("\(result)") }
     XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8), "    ok          ")
   }
 
-  /// With `.powerLoss` the directory is opened for its fsync after the temporary file was
-  /// closed, so it may get descriptor 0 too.
+  /// With `.powerLoss` the directory's descriptor is fsynced after the rename: as descriptor 0
+  /// (the first the process opened) too.
   func testADurableReplaceSyncsADirectoryOpenedAsDescriptorZero() throws {
-    let directory = try stateDirectory()
-    let (result, _) = withDescriptorZeroFree {
-      DurableFile.replace(
-        directory + "/launch-state.json", directory: directory, with: Array("{}\n".utf8), uniqueSuffix: "zero",
-        sync: true, failpoints: FailpointRegistry())
+    let path = try stateDirectory()
+    let (result, _) = withDescriptorZeroFree { () -> Result<Void, DurableFile.Failure> in
+      guard let directory = try? opened(path) else { return .failure(.init(operation: "open directory", errno: 0)) }
+      defer { close(directory.fd) }
+      XCTAssertEqual(directory.fd, 0)
+      return DurableFile.replace(
+        "launch-state.json", in: directory, with: Array("{}\n".utf8), uniqueSuffix: "zero", sync: true,
+        readerGroup: nil, failpoints: FailpointRegistry())
     }
     guard case .success = result else { return XCTFail("\(result)") }
   }
