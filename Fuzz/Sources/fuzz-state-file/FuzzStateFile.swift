@@ -7,6 +7,14 @@ import Synchronization
 // Whatever bytes are in `launch-state.json`, `finishLaunching` must return and run either the
 // launch or the repair, exactly one of them, and the launch must then finish. (Reproduce a
 // finding by hand with the bytes after the placeholders below are replaced.)
+//
+// An input that starts with `#plant <kind> <name>` and a newline plants, instead, something
+// else under `name` in the state directory (the state file, the lock, a crash report with its
+// marker): a `symlink` to a file outside holding the rest of the bytes (or, for an empty rest,
+// to a path that does not exist), a `fifo`, a `directory`, a `socket`, or a `foreign` regular
+// file (the rest of the bytes) owned by uid 65534. Then nothing may be followed (the outside
+// file unchanged, the missing path still missing), nothing may block, and the launch must
+// report a problem for what it refused.
 
 /// Which closures ran for one input.
 private final class Ran: Sendable {
@@ -53,14 +61,78 @@ private func substitutingPlaceholders(_ bytes: [UInt8]) -> [UInt8] {
   return result
 }
 
+/// What `#plant <kind> <name>` asks for.
+private struct Plant {
+  enum Kind: String { case symlink, fifo, directory, socket, foreign }
+  var kind: Kind
+  var name: String
+  var rest: Data
+
+  static let names = ["launch-state.json", "launch-state.lock", "crash-1-1.json"]
+
+  /// The plant an input asks for; nil for a plain state file.
+  init?(_ bytes: [UInt8]) {
+    let header = Array("#plant ".utf8)
+    guard bytes.starts(with: header), let newline = bytes.firstIndex(of: 0x0A) else { return nil }
+    let words = String(decoding: bytes[header.count..<newline], as: UTF8.self).split(separator: " ")
+    guard words.count == 2, let kind = Kind(rawValue: String(words[0])), Self.names.contains(String(words[1])) else {
+      return nil
+    }
+    self.kind = kind
+    self.name = String(words[1])
+    self.rest = Data(bytes[(newline + 1)...])
+  }
+
+  /// Plants it in `directory`; returns the outside path a symlink points to.
+  func plant(in directory: String) -> String? {
+    let path = directory + "/" + name
+    if name.hasPrefix("crash-") {
+      precondition(FileManager.default.createFile(atPath: directory + "/pending-crash-reports", contents: nil))
+    }
+    switch kind {
+    case .symlink:
+      let outside = scratch + "/outside"
+      try? FileManager.default.removeItem(atPath: outside)
+      if !rest.isEmpty { precondition(FileManager.default.createFile(atPath: outside, contents: rest)) }
+      precondition(symlink(outside, path) == 0, "symlink \(path)")
+      return outside
+    case .fifo: precondition(mkfifo(path, 0o600) == 0, "mkfifo \(path)")
+    case .directory: precondition(mkdir(path, 0o700) == 0, "mkdir \(path)")
+    case .socket:
+      let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+      var address = sockaddr_un()
+      address.sun_family = sa_family_t(AF_UNIX)
+      withUnsafeMutableBytes(of: &address.sun_path) { raw in
+        for (index, byte) in path.utf8.prefix(raw.count - 1).enumerated() { raw[index] = byte }
+      }
+      let bound = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+      }
+      close(fd)
+      precondition(bound == 0, "bind \(path)")
+    case .foreign:
+      precondition(FileManager.default.createFile(atPath: path, contents: rest))
+      if geteuid() == 0 { precondition(chown(path, 65534, 65534) == 0) }
+    }
+    return nil
+  }
+}
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   let directory = scratch + "/state"
   try? FileManager.default.removeItem(atPath: directory)
   try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-  let bytes = Data(substitutingPlaceholders(Array(UnsafeBufferPointer(start: data, count: size))))
-  guard FileManager.default.createFile(atPath: directory + "/launch-state.json", contents: bytes) else {
-    fatalError("cannot write the state file in \(directory)")
+  let input = Array(UnsafeBufferPointer(start: data, count: size))
+  let plant = Plant(input)
+  var outside: String?
+  if let plant {
+    outside = plant.plant(in: directory)
+  } else {
+    let bytes = Data(substitutingPlaceholders(input))
+    guard FileManager.default.createFile(atPath: directory + "/launch-state.json", contents: bytes) else {
+      fatalError("cannot write the state file in \(directory)")
+    }
   }
 
   var configuration = LaunchOrganizer.Configuration(stateDirectory: directory)
@@ -84,7 +156,19 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   organizer.launchingFinished()
   // What the launch left must read back (or be reported as a problem), never trap.
   _ = try? StateStore(directory: directory).read()
+  if let plant { check(plant, outside: outside, problems: organizer.status.decision?.problems ?? []) }
   return 0
+}
+
+/// Nothing planted was followed, and what was refused was reported.
+private func check(_ plant: Plant, outside: String?, problems: [StateProblem]) {
+  if let outside {
+    let now = FileManager.default.contents(atPath: outside)
+    precondition(now == (plant.rest.isEmpty ? nil : plant.rest), "\(plant.name): its symlink was followed")
+  }
+  let refused = problems.contains { $0.code == .wrongFileType || $0.code == .untrusted }
+  let expected = plant.kind != .foreign || geteuid() == 0
+  precondition(!expected || refused, "\(plant.kind) as \(plant.name) was not reported: \(problems)")
 }
 
 /// The entry point SwiftPM links as `main` (see CFuzzDriver): libFuzzer's driver on `fuzz`.

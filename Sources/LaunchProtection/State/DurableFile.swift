@@ -42,6 +42,10 @@ enum DurableFile {
       case EISDIR:
         self.init(
           refusal: StateProblem(.wrongFileType, path: path, detail: "a directory stands where a file should be"))
+      case ENXIO:
+        // What open says of a socket, and of a FIFO opened for writing with O_NONBLOCK.
+        self.init(
+          refusal: StateProblem(.wrongFileType, path: path, detail: "a socket or FIFO stands where a file should be"))
       default:
         self.init(operation: "open", errno: code)
       }

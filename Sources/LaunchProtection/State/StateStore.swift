@@ -155,13 +155,20 @@ public final class StateStore: Sendable {
       var state = replacement ?? LaunchState()
       return (body(&state, nil), problems)
     }
-    let lock: FileLock?
+    var lock: FileLock?
     switch FileLock.acquire(in: directory, StateDirectory.lockName, timeout: lockTimeout) {
     case .success(let taken): lock = taken
-    case .failure(let problem):
-      lock = nil
-      problems.append(
-        Self.isRefusal(problem) ? moveAside(problem, named: StateDirectory.lockName, in: directory) : problem)
+    case .failure(let problem) where Self.isRefusal(problem):
+      // A refused lock file (a symlink, a FIFO…) is moved aside, and a new one made and taken.
+      let moved = moveAside(problem, named: StateDirectory.lockName, in: directory)
+      problems.append(moved)
+      if moved.movedTo != nil,
+        case .success(let taken) = FileLock.acquire(
+          in: directory, StateDirectory.lockName, timeout: lockTimeout)
+      {
+        lock = taken
+      }
+    case .failure(let problem): problems.append(problem)
     }
     defer { lock?.release() }
 
