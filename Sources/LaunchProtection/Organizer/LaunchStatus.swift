@@ -129,7 +129,8 @@ public struct LaunchStatus: Sendable, Equatable, CustomStringConvertible {
 
   /// One line for a probe's body or a log: `protect level 1 (quarantine-data), count 2, last
   /// cause SIGILL, since 2026-11-24T06:35:09Z`; `normal, count 0, waiting for postgres, the
-  /// previous 3 starts in a row ended waiting for postgres, since …` while a dependency is down.
+  /// previous 3 starts in a row ended waiting for postgres, since …` while a dependency is down;
+  /// `…, state untrusted at /srv/state, since …` when the trust rule refused the state.
   public var description: String {
     var parts = [mode.rawValue]
     if let level { parts[0] += " level \(level)" + (levelName.map { " (\($0))" } ?? "") }
@@ -140,6 +141,11 @@ public struct LaunchStatus: Sendable, Equatable, CustomStringConvertible {
       parts.append("the previous \(starts) ended waiting for \(outage.dependency)")
     }
     if let lastCause { parts.append("last cause \(lastCause)") }
+    // A refused state (another user's, a symlink…) leaves the launch unprotected: said here too,
+    // so a probe's body shows it and not only the start's log.
+    for problem in decision?.problems ?? [] where problem.code == .untrusted || problem.code == .wrongFileType {
+      parts.append("state \(problem.code) at \(problem.path)")
+    }
     parts.append("since \(Self.iso8601(since))")
     return parts.joined(separator: ", ")
   }
