@@ -73,7 +73,7 @@ enum CrashReports {
   /// costs about 1.5 ms here. A name becomes a String only when its bytes match: the state and
   /// lock files never do.
   static func reportNames(in directory: StateDirectory) -> [String] {
-    let fd = openat(directory.fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    let fd = StateDirectory.readable(directory.fd)
     guard fd >= 0 else { return [] }
     guard let stream = fdopendir(fd) else {
       close(fd)

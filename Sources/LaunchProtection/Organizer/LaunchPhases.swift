@@ -58,7 +58,7 @@ extension LaunchOrganizer {
       for name in consumed.names { unlinkat(directory.fd, name, 0) }
       if consumed.marked { CrashReports.settleMarker(in: directory) }
     }
-    problems += consumed.refused
+    if !consumed.refused.isEmpty { problems += consumed.refused }
     CrashCapture.markLaunchFinished(false)
     var finalDecision = decision
     finalDecision.problems = problems

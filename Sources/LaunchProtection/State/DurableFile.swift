@@ -59,11 +59,11 @@ enum DurableFile {
     let fd = openat(directory.fd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
     if fd < 0 {
       let code = errno
-      return code == ENOENT ? .success(nil) : .failure(Failure(opening: directory.path + "/" + name, code))
+      return code == ENOENT ? .success(nil) : .failure(Failure(opening: directory.path(of: name), code))
     }
     defer { close(fd) }
     var info = stat()
-    if let refusal = FileTrust.check(fd, path: directory.path + "/" + name, info: &info) {
+    if let refusal = FileTrust.check(fd, path: directory.path(of: name), uid: directory.uid, info: &info) {
       return .failure(Failure(refusal: refusal))
     }
     return readAll(fd).map { ($0, info) }
@@ -84,9 +84,10 @@ enum DurableFile {
   }
 
   /// Opens `name` of `directory` read-write (read-only when writing is refused) and reads it
-  /// whole, refusing what the trust rule refuses (`FileTrust`). A file more open than `mode`
-  /// (an older version made it 0644) is narrowed to it.
-  static func openForUpdate(in directory: StateDirectory, _ name: String, mode: mode_t) -> (
+  /// whole. With `check`, what the trust rule refuses (`FileTrust`) is refused, and a file more
+  /// open than `mode` (an older version made it 0644) is narrowed to it. Without, a FIFO still
+  /// never blocks (`O_NONBLOCK`: its read fails) and no link is followed.
+  static func openForUpdate(in directory: StateDirectory, _ name: String, mode: mode_t, check: Bool = true) -> (
     Opened, Result<Void, Failure>
   ) {
     var writable = true
@@ -99,14 +100,16 @@ enum DurableFile {
     let none = Opened(fd: -1, writable: false, bytes: nil)
     if fd < 0 {
       let code = errno
-      return (none, code == ENOENT ? .success(()) : .failure(Failure(opening: directory.path + "/" + name, code)))
+      return (none, code == ENOENT ? .success(()) : .failure(Failure(opening: directory.path(of: name), code)))
     }
-    var info = stat()
-    if let refusal = FileTrust.check(fd, path: directory.path + "/" + name, info: &info) {
-      _ = closeDescriptor(fd)
-      return (none, .failure(Failure(refusal: refusal)))
+    if check {
+      var info = stat()
+      if let refusal = FileTrust.check(fd, path: directory.path(of: name), uid: directory.uid, info: &info) {
+        _ = closeDescriptor(fd)
+        return (none, .failure(Failure(refusal: refusal)))
+      }
+      if writable, info.st_mode & 0o777 & ~mode != 0 { fchmod(fd, info.st_mode & mode & 0o777) }
     }
-    if writable, info.st_mode & 0o777 & ~mode != 0 { fchmod(fd, info.st_mode & mode & 0o777) }
     switch readState(fd) {
     case .success(let bytes): return (Opened(fd: fd, writable: writable, bytes: bytes), .success(()))
     case .failure(let failure): return (Opened(fd: fd, writable: writable, bytes: nil), .failure(failure))
@@ -198,7 +201,7 @@ enum DurableFile {
     let fd = openat(directory.fd, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
     guard fd >= 0 else {
       let code = errno
-      return .failure(Failure(opening: directory.path + "/" + temporary, code))
+      return .failure(Failure(opening: directory.path(of: temporary), code))
     }
     if let group = readerGroup { FileTrust.shareWithGroup(fd, group, mode: 0o640) }
     if case .fail(let code) = failpoints.evaluate("store.write") { return fail("write", code, closing: fd) }
@@ -215,7 +218,10 @@ enum DurableFile {
     if case .fail(let code) = failpoints.evaluate("store.fsync") {
       return .failure(Failure(operation: "fsync directory", errno: code))
     }
-    guard fsync(directory.fd) == 0 else { return .failure(Failure(operation: "fsync directory", errno: errno)) }
+    let readable = StateDirectory.readable(directory.fd)
+    guard readable >= 0 else { return .failure(Failure(operation: "open directory", errno: errno)) }
+    defer { close(readable) }
+    guard fsync(readable) == 0 else { return .failure(Failure(operation: "fsync directory", errno: errno)) }
     return .success(())
   }
 
@@ -227,11 +233,11 @@ enum DurableFile {
     let fd = openat(directory.fd, name, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
     guard fd >= 0 else {
       let code = errno
-      return .failure(Failure(opening: directory.path + "/" + name, code))
+      return .failure(Failure(opening: directory.path(of: name), code))
     }
     defer { close(fd) }
     var info = stat()
-    if let refusal = FileTrust.check(fd, path: directory.path + "/" + name, info: &info) {
+    if let refusal = FileTrust.check(fd, path: directory.path(of: name), uid: directory.uid, info: &info) {
       return .failure(Failure(refusal: refusal))
     }
     return overwrite(fd, at: offset, with: bytes, failpoints: failpoints)

@@ -14,19 +14,19 @@ enum FileTrust {
   /// Group- or world-writable: someone else may create, rename or remove entries.
   static func othersCanWrite(_ mode: mode_t) -> Bool { mode & 0o022 != 0 }
 
-  /// Why the open file `fd` (at `path`) may not be used: nil when it is a regular file of a
-  /// trusted owner. `info` receives its `fstat`.
-  static func check(_ fd: Int32, path: String, uid: uid_t = geteuid(), info: inout stat) -> StateProblem? {
+  /// Why the open file `fd` (at `path`) may not be used by `uid`: nil when it is a regular
+  /// file of a trusted owner. `info` receives its `fstat`. The path is built only for a problem.
+  static func check(_ fd: Int32, path: @autoclosure () -> String, uid: uid_t, info: inout stat) -> StateProblem? {
     guard fstat(fd, &info) == 0 else {
-      return .unreadable(path: path, errno: errno, movedTo: nil)
+      return .unreadable(path: path(), errno: errno, movedTo: nil)
     }
     guard info.st_mode & S_IFMT == S_IFREG else {
       return StateProblem(
-        .wrongFileType, path: path, detail: "\(describe(info)) stands where a file should be; not read",
+        .wrongFileType, path: path(), detail: "\(describe(info)) stands where a file should be; not read",
         owner: info.st_uid, mode: info.st_mode)
     }
     guard ownerIsTrusted(info.st_uid, uid: uid) else {
-      return untrusted(path, info, "\(describe(info)), not this process's uid \(uid) or root; not read")
+      return untrusted(path(), info, "\(describe(info)), not this process's uid \(uid) or root; not read")
     }
     return nil
   }

@@ -59,6 +59,9 @@ public final class StateStore: Sendable {
   /// Where the first update's directory check left the store.
   enum Opening: Sendable {
     case notYet
+    /// Open. The update that opened it also checked the lock and the state file with `fstat`
+    /// (type and owner): what predates the process is checked once; what appears in the
+    /// directory after that was made by this uid or root, the only ones who can write it.
     case open(StateDirectory)
     /// Refused by the trust rule (already reported): no update reads or writes anything.
     case refused
@@ -118,8 +121,8 @@ public final class StateStore: Sendable {
     case .failure(let problem): throw ReadError(problem: problem)
     }
     defer { close(opened.fd) }
-    let path = opened.path + "/" + StateDirectory.stateName
-    switch Self.decode(DurableFile.read(in: opened, StateDirectory.stateName).map { $0?.bytes }, path: path) {
+    let read = DurableFile.read(in: opened, StateDirectory.stateName).map { $0?.bytes }
+    switch Self.decode(read, path: opened.path(of: StateDirectory.stateName)) {
     case .success(let loaded): return loaded.state
     case .failure(let problem): throw ReadError(problem: problem)
     }
@@ -150,13 +153,14 @@ public final class StateStore: Sendable {
     -> (result: T, problems: [StateProblem])
   {
     var problems: [StateProblem] = []
-    guard let directory = openDirectory(&problems) else {
+    var check = false
+    guard let directory = openDirectory(&problems, check: &check) else {
       // Unprotected: nothing is read (another user's state never counts), nothing written.
       var state = replacement ?? LaunchState()
       return (body(&state, nil), problems)
     }
     var lock: FileLock?
-    switch FileLock.acquire(in: directory, StateDirectory.lockName, timeout: lockTimeout) {
+    switch FileLock.acquire(in: directory, StateDirectory.lockName, timeout: lockTimeout, check: check) {
     case .success(let taken): lock = taken
     case .failure(let problem) where Self.isRefusal(problem):
       // A refused lock file (a symlink, a FIFO…) is moved aside, and a new one made and taken.
@@ -173,12 +177,13 @@ public final class StateStore: Sendable {
     defer { lock?.release() }
 
     // Opened once: read here, and an in-place write goes through the same descriptor.
-    var (file, opened) = DurableFile.openForUpdate(in: directory, StateDirectory.stateName, mode: fileMode)
+    var (file, opened) = DurableFile.openForUpdate(
+      in: directory, StateDirectory.stateName, mode: fileMode, check: check)
     defer { file.close() }
     var state: LaunchState
     var layout = StateFileFormat.Layout.none
-    let path = directory.path + "/" + StateDirectory.stateName
-    switch Self.decode(opened.map { file.bytes }, path: path, known: lastWritten.withLock { $0 }) {
+    let known = lastWritten.withLock { $0 }
+    switch Self.decode(opened.map { file.bytes }, path: directory.path(of: StateDirectory.stateName), known: known) {
     case .success(let loaded):
       state = loaded.state ?? LaunchState()
       layout = loaded.layout
@@ -205,8 +210,9 @@ public final class StateStore: Sendable {
   }
 
   /// The directory, opened and checked by the first update; nil when it is refused (reported
-  /// once) or cannot be opened now (reported, tried again by the next update).
-  private func openDirectory(_ problems: inout [StateProblem]) -> StateDirectory? {
+  /// once) or cannot be opened now (reported, tried again by the next update). `check` is set
+  /// for the update that opened it: that one checks the files too.
+  private func openDirectory(_ problems: inout [StateProblem], check: inout Bool) -> StateDirectory? {
     opened.withLock { opening in
       switch opening {
       case .open(let directory): return directory
@@ -219,6 +225,7 @@ public final class StateStore: Sendable {
         switch result {
         case .success(let directory?):
           opening = .open(directory)
+          check = true
           return directory
         case .success(nil): return nil
         case .failure(let problem):
@@ -256,7 +263,6 @@ public final class StateStore: Sendable {
     _ json: [UInt8], over layout: StateFileFormat.Layout, of current: consuming [UInt8]?, through fd: Int32,
     in directory: StateDirectory, into written: inout Written
   ) -> StateProblem? {
-    let path = directory.path + "/" + StateDirectory.stateName
     var sequence: UInt64 = 1
     if case .slots(let slotSize, let newest, let previous) = layout, previous < StateFileFormat.maximumSequence {
       sequence = previous + 1
@@ -269,7 +275,7 @@ public final class StateStore: Sendable {
           ? DurableFile.overwrite(fd, at: offset, with: slot, failpoints: failpoints)
           : DurableFile.overwrite(
             StateDirectory.stateName, in: directory, at: offset, with: slot, failpoints: failpoints)
-        if let problem = Self.problem(result, path: path) { return problem }
+        if let problem = Self.problem(result, path: directory.path(of: StateDirectory.stateName)) { return problem }
         if var image = current, image.count == 2 * slotSize {
           image.replaceSubrange(offset..<(offset + slotSize), with: slot)
           written.file = image
@@ -283,16 +289,18 @@ public final class StateStore: Sendable {
     let result = DurableFile.replace(
       StateDirectory.stateName, in: directory, with: file.bytes, uniqueSuffix: suffix, sync: durability == .powerLoss,
       readerGroup: readerGroup, failpoints: failpoints)
-    if let problem = Self.problem(result, path: path) { return problem }
+    if let problem = Self.problem(result, path: directory.path(of: StateDirectory.stateName)) { return problem }
     written.file = file.bytes
     written.layout = .slots(
       slotSize: file.slotSize, newest: 0, sequence: min(sequence, StateFileFormat.maximumSequence))
     return nil
   }
 
-  private static func problem(_ result: Result<Void, DurableFile.Failure>, path: String) -> StateProblem? {
+  private static func problem(_ result: Result<Void, DurableFile.Failure>, path: @autoclosure () -> String)
+    -> StateProblem?
+  {
     guard case .failure(let failure) = result else { return nil }
-    return failure.refusal ?? .writeFailed(path: path, operation: failure.operation, errno: failure.errno)
+    return failure.refusal ?? .writeFailed(path: path(), operation: failure.operation, errno: failure.errno)
   }
 
   private static func needsRewrite(_ problem: StateProblem) -> Bool {
@@ -335,16 +343,16 @@ public final class StateStore: Sendable {
 
   /// `known`: a file whose state is known (the last write), answered without reading it again.
   static func decode(
-    _ read: Result<[UInt8]?, DurableFile.Failure>, path: String, known: Written = Written()
+    _ read: Result<[UInt8]?, DurableFile.Failure>, path: @autoclosure () -> String, known: Written = Written()
   ) -> Result<Loaded, StateProblem> {
     let bytes: [UInt8]
     switch read {
     case .success(nil): return .success(Loaded(state: nil, layout: .none))
     case .success(let some?): bytes = some
     case .failure(let failure):
-      return .failure(failure.refusal ?? .unreadable(path: path, errno: failure.errno, movedTo: nil))
+      return .failure(failure.refusal ?? .unreadable(path: path(), errno: failure.errno, movedTo: nil))
     }
-    guard !bytes.isEmpty else { return .failure(.corrupt(path: path, movedTo: nil, detail: "empty file")) }
+    guard !bytes.isEmpty else { return .failure(.corrupt(path: path(), movedTo: nil, detail: "empty file")) }
     if Self.sameBytes(bytes, known.file) { return .success(Loaded(state: known.state, layout: known.layout)) }
     var json = bytes
     var layout = StateFileFormat.Layout.none
@@ -354,7 +362,7 @@ public final class StateStore: Sendable {
         json = decoded.stateJSON
         layout = decoded.layout
       case .failure(let damage):
-        return .failure(.corrupt(path: path, movedTo: nil, detail: damage.detail))
+        return .failure(.corrupt(path: path(), movedTo: nil, detail: damage.detail))
       }
     }
     do throws(StateJSON.DecodeError) {
@@ -363,18 +371,19 @@ public final class StateStore: Sendable {
       let document = try StateJSON.Document(json)
       let version = try document.version()
       guard version <= LaunchState.currentVersion else {
-        return .failure(.futureVersion(path: path, found: version, supported: LaunchState.currentVersion, movedTo: nil))
+        return .failure(
+          .futureVersion(path: path(), found: version, supported: LaunchState.currentVersion, movedTo: nil))
       }
       guard version >= 1 else {
-        return .failure(.corrupt(path: path, movedTo: nil, detail: "invalid version \(version)"))
+        return .failure(.corrupt(path: path(), movedTo: nil, detail: "invalid version \(version)"))
       }
       let state = try document.state()
       if let outOfRange = state.rangeProblem {
-        return .failure(.corrupt(path: path, movedTo: nil, detail: "value out of range: \(outOfRange)"))
+        return .failure(.corrupt(path: path(), movedTo: nil, detail: "value out of range: \(outOfRange)"))
       }
       return .success(Loaded(state: state, layout: layout))
     } catch {
-      return .failure(.corrupt(path: path, movedTo: nil, detail: error.detail(byteCount: json.count)))
+      return .failure(.corrupt(path: path(), movedTo: nil, detail: error.detail(byteCount: json.count)))
     }
   }
 }

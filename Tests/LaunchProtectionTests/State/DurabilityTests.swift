@@ -47,14 +47,18 @@ final class DurabilityTests: XCTestCase {
     XCTAssertTrue(
       lines[tempOpen..<rename].contains { $0.contains("fsync(\(tempFD))") },
       "fsync of the temp file before the rename:\n\(lines[tempOpen...rename].joined(separator: "\n"))")
-    // The directory was opened (O_NOFOLLOW) before the launch's first update, and is kept.
+    // The directory was opened (O_PATH, O_NOFOLLOW) before the launch's first update and is
+    // kept; its fsync goes through `.` opened for reading from it, after the rename.
     let directoryOpen = try XCTUnwrap(
       lines[..<tempOpen].lastIndex {
-        $0.contains("openat(AT_FDCWD, \"\(stateDirectory)\"") && $0.contains("O_DIRECTORY") && $0.contains("O_NOFOLLOW")
+        $0.contains("openat(AT_FDCWD, \"\(stateDirectory)\"") && $0.contains("O_PATH") && $0.contains("O_NOFOLLOW")
       }, "directory opened before the update")
     let directoryFD = try descriptor(lines[directoryOpen])
+    let readable = try XCTUnwrap(
+      lines[rename...].firstIndex { $0.contains("openat(\(directoryFD), \".\"") }, "the directory opened to be synced")
+    let readableFD = try descriptor(lines[readable])
     XCTAssertTrue(
-      lines[rename...].prefix(4).contains { $0.contains("fsync(\(directoryFD))") },
+      lines[readable...].prefix(4).contains { $0.contains("fsync(\(readableFD))") },
       "fsync of the directory after the rename")
   }
 
