@@ -11,9 +11,11 @@ import Logging
 /// ```
 ///
 /// Levels: problems with the persisted state, exhausted repair levels and a launch past its
-/// deadline are `.error`; entering protect mode, a crash record and a dependency that did not
-/// answer are `.warning`; a stop request, a held action and a wait for a dependency are
-/// `.notice`; everything else is `.info`.
+/// deadline are `.error`; entering protect mode, a crash record, a dependency that did not
+/// answer and, at a start after an outage, the outage history (`organizer.log(to:)`: `5 starts
+/// in a row ended waiting for postgres, the last at …`) are `.warning`; a stop request, a held
+/// action and a wait for a dependency are `.notice`; everything else is `.info`. A report on
+/// SIGTERM's owner: `level(of:)`, by whether a stop can go unrecorded.
 public struct LaunchEventLogger: Sendable {
   /// The logger events go to.
   public var logger: Logger
@@ -96,6 +98,15 @@ public struct LaunchEventLogger: Sendable {
     return metadata
   }
 
+  /// The level a report on SIGTERM's owner is logged at: `.warning` when SIGTERM is no stop
+  /// at all (ignored, read where the organizer cannot see), `.notice` when a stop can still go
+  /// unrecorded (an owner taken during the launch in an app with no declared shutdown path),
+  /// `.debug` otherwise: a server whose shutdown path records its stops (`ServerLaunch`) logs
+  /// nothing at the default level on a healthy start.
+  public static func level(of report: StopSignalReport) -> Logger.Level {
+    !report.stopsRecorded ? .warning : report.stopCanGoUnrecorded ? .notice : .debug
+  }
+
   /// A short machine-readable name for `event` (`launch.event` in the metadata).
   public static func name(of event: LaunchProtectionEvent) -> String {
     switch event {
@@ -125,8 +136,13 @@ extension LaunchOrganizer {
   /// before the launch starts, like any observer.
   public func log(to logger: Logger) {
     let events = LaunchEventLogger(logger)
-    observe { observation in
+    observe { [weak self] observation in
       if let event = observation.event { events(event) }
+      if case .launch(let decision) = observation.event, decision.followsDependencyOutage,
+        let outage = self?.status.dependencyOutage
+      {
+        ObservationLog.log(outage, to: logger)
+      }
       if let report = observation.stopSignal { ObservationLog.log(report, to: logger) }
       if let wait = observation.dependencyWait { ObservationLog.log(wait, to: logger) }
     }
@@ -137,8 +153,23 @@ extension LaunchOrganizer {
 private enum ObservationLog {
   static func log(_ report: StopSignalReport, to logger: Logger) {
     logger.log(
-      level: report.stopsRecorded ? .notice : .warning, "\(report)",
-      metadata: ["launch.event": "stop_signal", "launch.stops_recorded": "\(report.stopsRecorded)"],
+      level: LaunchEventLogger.level(of: report), "\(report)",
+      metadata: [
+        "launch.event": "stop_signal", "launch.stops_recorded": "\(report.stopsRecorded)",
+        "launch.stop_can_go_unrecorded": "\(report.stopCanGoUnrecorded)",
+      ],
+      source: "LaunchProtection")
+  }
+
+  /// The outage history at a start that found one: a warning, as a dependency that did not
+  /// answer is.
+  static func log(_ outage: DependencyOutage, to logger: Logger) {
+    logger.warning(
+      "\(outage.history)",
+      metadata: [
+        "launch.event": "dependency_outages", "launch.dependency": "\(outage.dependency)",
+        "launch.outages_in_a_row": "\(outage.launchesInARow)", "launch.pid": "\(outage.pid)",
+      ],
       source: "LaunchProtection")
   }
 

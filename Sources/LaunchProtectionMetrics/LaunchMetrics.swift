@@ -1,5 +1,6 @@
 import LaunchProtection
 import Metrics
+import Synchronization
 
 /// Records launch protection through swift-metrics, named by Prometheus conventions:
 ///
@@ -15,6 +16,8 @@ import Metrics
 /// | `launch_protection_launch_duration_seconds` | timer | | from the start of the launch to `launchingFinished()` |
 /// | `launch_protection_waiting_for_dependency` | gauge | `dependency` | 1 while the launch waits for it (or its wait failed), 0 once it answered |
 /// | `launch_protection_dependency_outages_total` | counter | `dependency` | unfinished launches found at this launch that ended waiting for it (not counted as crashes) |
+/// | `launch_protection_dependency_outage_starts` | gauge | `dependency` | starts in a row that ended waiting for it, as this start found them (``LaunchStatus/dependencyOutage``); 0 once a launch finished |
+/// | `launch_protection_dependency_outage_last_seconds` | gauge | `dependency` | when the last of those starts ended, in seconds since 1970; 0 once a launch finished |
 ///
 /// Each process records its own launch, so per process the counters are 0 or 1 (they start
 /// again with every restart): sum them over instances, and read a crash loop from the gauges.
@@ -46,6 +49,10 @@ public final class LaunchMetrics: Sendable {
     public static let waitingForDependency = "launch_protection_waiting_for_dependency"
     /// Counter, label `dependency`.
     public static let dependencyOutages = "launch_protection_dependency_outages_total"
+    /// Gauge, label `dependency`.
+    public static let dependencyOutageStarts = "launch_protection_dependency_outage_starts"
+    /// Gauge, label `dependency`.
+    public static let dependencyOutageLast = "launch_protection_dependency_outage_last_seconds"
   }
 
   private let factory: any MetricsFactory
@@ -54,6 +61,8 @@ public final class LaunchMetrics: Sendable {
   private let modes: [(mode: LaunchStatus.Mode, gauge: Gauge)]
   private let protectLevel: Gauge
   private let launchDuration: Metrics.Timer
+  /// The dependency whose outage history the gauges show, to set them to 0 once a launch finished.
+  private let outageShown = Mutex<String?>(nil)
 
   /// Makes the metrics that exist from the start (the gauges, the exhausted-levels counter and
   /// the duration) in `factory`; the labelled counters appear with their first value.
@@ -80,12 +89,14 @@ public final class LaunchMetrics: Sendable {
       for outage in decision.dependencyOutages {
         increment(Name.dependencyOutages, ("dependency", outage.waitingFor ?? "unknown"))
       }
+      if decision.followsDependencyOutage, let outage = status.dependencyOutage { recordOutageHistory(outage) }
     case .protectEnter(_, let level):
       increment(Name.protectEntries, ("level", "\(level.number)"))
     case .relaunch:
       increment(Name.launches, ("outcome", LaunchStatus.Mode.relaunched.rawValue))
     case .launchingFinished:
       increment(Name.launches, ("outcome", LaunchStatus.Mode.finished.rawValue))
+      endOutageHistory()
       if let time = status.launchTime {
         launchDuration.recordNanoseconds(
           time.components.seconds * 1_000_000_000 + time.components.attoseconds / 1_000_000_000)
@@ -110,6 +121,27 @@ public final class LaunchMetrics: Sendable {
     consecutiveCrashes.record(status.count)
     protectLevel.record(status.level ?? 0)
     for (mode, gauge) in modes { gauge.record(mode == status.mode ? 1 : 0) }
+  }
+
+  /// The outage history gauges for `outage`: the starts in a row and when the last ended.
+  private func recordOutageHistory(_ outage: DependencyOutage) {
+    outageShown.withLock { $0 = outage.dependency }
+    outageGauges(outage.dependency).starts.record(outage.launchesInARow)
+    outageGauges(outage.dependency).last.record(outage.decidedAt)
+  }
+
+  /// A launch finished: the outage is over, its gauges go to 0.
+  private func endOutageHistory() {
+    guard let dependency = outageShown.withLock({ $0.take() }) else { return }
+    outageGauges(dependency).starts.record(0)
+    outageGauges(dependency).last.record(0)
+  }
+
+  private func outageGauges(_ dependency: String) -> (starts: Gauge, last: Gauge) {
+    (
+      Gauge(label: Name.dependencyOutageStarts, dimensions: [("dependency", dependency)], factory: factory),
+      Gauge(label: Name.dependencyOutageLast, dimensions: [("dependency", dependency)], factory: factory)
+    )
   }
 
   /// The `outcome` label of a launch: the mode it started in.

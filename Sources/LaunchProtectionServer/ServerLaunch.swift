@@ -40,6 +40,8 @@ import ServiceLifecycle
 /// - `ChaosProbe.attach(organizer)`: under `chaos` (`CHAOS_EVENTS` set) the events file, the
 ///   failpoints and crash capture; otherwise nothing at all. Declare your own failpoints with
 ///   `ChaosProbe.declare` **before** creating the `ServerLaunch`;
+/// - `organizer.declareShutdownPath()`: its `run()` records a graceful shutdown as a stop, so a
+///   signal source made during the launch (ServiceLifecycle's) is logged at `debug`, not `notice`;
 /// - `organizer.log(to: logger)`: every launch event through swift-log;
 /// - crash capture (`CrashCapture.install`, reports in the state directory, chaining to the
 ///   handler before it), unless `ChaosProbe` installed it or `crashCapture` is false: the next
@@ -108,6 +110,10 @@ public final class ServerLaunch: Service, CustomStringConvertible {
     var probe = ChaosProbe.Options()
     probe.crashCapture = crashCapture
     ChaosProbe.attach(organizer, options: probe)
+    // As a `Service` it records a graceful shutdown as a stop (`run()`): a SIGTERM that
+    // ServiceLifecycle's signal source takes during the launch is no stop lost, so the
+    // organizer does not warn about that source.
+    organizer.declareShutdownPath()
     organizer.log(to: logger)
     if crashCapture && !CrashCapture.isInstalled {
       var options = CrashCapture.Options()
@@ -169,6 +175,7 @@ public final class ServerLaunch: Service, CustomStringConvertible {
   ///   - body: the wait; it returns once the dependency answered, or throws.
   /// - Returns: what `body` returned.
   /// - Throws: what `body` threw, with its type.
+  @discardableResult
   public func waitForDependency<T, Failure: Error>(
     _ name: String, isolation: isolated (any Actor)? = #isolation, _ body: () async throws(Failure) -> T
   ) async throws(Failure) -> T {

@@ -50,7 +50,7 @@ import LaunchProtection
 ///   "sigterm_ignored": false, "earlier_organizer_unfinished": false, "earlier_organizer_finished_first": false,
 ///   "stale_errno": false, "earlier_organizer_shares_state": false,
 ///   "launch_twice": false, "file_size_limit": 6000,
-///   "state_directory_read_only": false, "zombie_earlier_launch": false }
+///   "state_directory_read_only": false, "zombie_earlier_launch": false, "launch_log": false }
 /// ```
 struct AppConfiguration: Decodable {
   struct Level: Decodable {
@@ -223,6 +223,8 @@ struct AppConfiguration: Decodable {
   /// `organizer.status` right before `launchingFinished()` and once the launch returned: what a
   /// readiness probe would answer.
   var reportReadiness: Bool?
+  /// Log stop-signal reports and the outage history on standard error (`LaunchLog`).
+  var launchLog: Bool?
   /// Block SIGTERM and read it through a signalfd made before the launch (see `SignalfdOwner`).
   var sigtermSignalfd: Bool?
   /// Ignore SIGTERM (`SIG_IGN`) before the launch, as a process started under `nohup`-like
@@ -336,6 +338,7 @@ struct AppConfiguration: Decodable {
     case stateDirectoryReadOnly = "state_directory_read_only"
     case zombieEarlierLaunch = "zombie_earlier_launch"
     case stateSubdirectory = "state_subdirectory"
+    case launchLog = "launch_log"
   }
 
   /// `exhausted` as a policy action; nil when absent or not understood.

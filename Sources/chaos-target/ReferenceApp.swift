@@ -116,6 +116,7 @@ final class ReferenceApp: Sendable {
     if configuration.closeStdin == true { close(STDIN_FILENO) }
     if configuration.reportWriteFailures == true { WriteFailureReport.install(organizer) }
     if configuration.reportReadiness == true { observeHang() }
+    if configuration.launchLog == true { LaunchLog.install(organizer) }
     if configuration.stateFileReadOnly == true, !ReadOnlyStateFile.apply(stateDirectory: stateDirectory) { exit(7) }
     let sigtermBefore = SigtermAction.current()
     // Its launch closure returns without `launchingFinished()`: the launch stays open (and
@@ -251,6 +252,8 @@ final class ReferenceApp: Sendable {
   private func startGracefulShutdownSource() {
     let source = DispatchSource.makeSignalSource(signal: SIGTERM, queue: DispatchQueue(label: "sigterm"))
     let wired = configuration.sigtermWired ?? true
+    // Its handler is the app's shutdown path, and it calls stopRequested() (ServerLaunch's way).
+    if wired { organizer.declareShutdownPath() }
     source.setEventHandler {
       ChaosProbe.emit("graceful_shutdown", ["launch_finished": self.organizer.currentMode == .finished])
       if wired { self.organizer.stopRequested() }

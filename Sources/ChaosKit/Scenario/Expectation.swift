@@ -58,6 +58,9 @@ package struct Expectation: Sendable {
   /// The back-off the kubelet waited before starting this launch, in real seconds
   /// (`restart_delay:`, with `kubernetes:`; the scaled value).
   package var restartDelay: Double?
+  /// `stdout_contains:`, `stdout_lacks:`, `stderr_contains:`, `stderr_lacks:`: texts the
+  /// launch's output must or must not hold (``OutputExpectation``).
+  package var output = OutputExpectation()
 }
 
 /// Expectations on the persisted state after the launch.

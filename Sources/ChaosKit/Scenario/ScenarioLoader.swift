@@ -20,10 +20,11 @@ public enum ScenarioLoader {
     "container", "runtime", "memory", "pids", "init", "dependency", "user",
   ]
   /// Keys allowed in `expect`.
-  public static let expectKeys = [
-    "outcome", "signal", "exit_code", "count", "mode", "level", "relaunched", "events", "no_events",
-    "backtrace_contains", "handler_latency_us", "notify", "state", "probes", "restart_delay",
-  ]
+  public static let expectKeys =
+    [
+      "outcome", "signal", "exit_code", "count", "mode", "level", "relaunched", "events", "no_events",
+      "backtrace_contains", "handler_latency_us", "notify", "state", "probes", "restart_delay",
+    ] + OutputExpectation.keys
   /// Keys allowed in `expect.state`.
   public static let stateKeys = [
     "count", "launches_in_progress", "attempted_level", "last_crash_type", "last_uncounted_exit", "moved_aside",
@@ -233,6 +234,7 @@ public enum ScenarioLoader {
     if let node = map["restart_delay"] {
       expect.restartDelay = try reader.duration(node, what: "restart_delay", zeroAllowed: true)
     }
+    expect.output = try OutputExpectation.load(map, reader: reader)
     if let node = map["handler_latency_us"] {
       expect.handlerLatencyMicroseconds = try reader.number(node, what: "handler_latency_us")
     }

@@ -187,3 +187,22 @@ extension LaunchOrganizer.Inner {
     return names
   }
 }
+
+extension DependencyOutage {
+  /// The outage history in one line, for the log of the start after it: `5 starts in a row
+  /// ended waiting for postgres, the last at 2026-11-28T14:07:12Z (pid 4242); none was counted
+  /// as a launch crash`. Logged at each start that found such a launch (swift-log sink), so an
+  /// operator sees an outage without asking the server, which does not listen while it waits.
+  public var history: String {
+    let starts = launchesInARow == 1 ? "1 start" : "\(launchesInARow) starts in a row"
+    let last = LaunchStatus.iso8601(Date(timeIntervalSince1970: decidedAt))
+    let counted = launchesInARow == 1 ? "not counted" : "none was counted"
+    return "\(starts) ended waiting for \(dependency), the last at \(last) (pid \(pid)); \(counted) as a launch crash"
+  }
+}
+
+extension LaunchDecision {
+  /// Whether the start just decided found a launch that ended waiting for a dependency, so
+  /// that an outage is under way: its history is ``LaunchStatus/dependencyOutage``.
+  public var followsDependencyOutage: Bool { !dependencyOutages.isEmpty }
+}

@@ -40,6 +40,47 @@ extension LaunchOrganizer {
     for problem in problems { emit(.stateProblem(problem)) }
     emit(.stopRequested)
   }
+
+  /// Declares that this app's shutdown path calls ``stopRequested()`` whoever receives
+  /// SIGTERM (a ServiceLifecycle `Service` on graceful shutdown, a Vapor lifecycle handler):
+  /// a SIGTERM owner made during the launch then loses no stop in the moment before the
+  /// organizer adopts it, and its ``StopSignalReport`` is no warning
+  /// (``StopSignalReport/stopCanGoUnrecorded`` is false). `ServerLaunch` declares it; call it
+  /// before the launch starts, and only when that path really exists.
+  ///
+  /// ```swift
+  /// organizer.declareShutdownPath()
+  /// shutdown.onSignal { organizer.stopRequested() }  // your shutdown path
+  /// ```
+  public func declareShutdownPath() {
+    ShutdownPaths.declare(self)
+  }
+
+  /// Whether ``declareShutdownPath()`` was called for this organizer.
+  public var hasDeclaredShutdownPath: Bool {
+    ShutdownPaths.isDeclared(self)
+  }
+}
+
+/// The organizers whose app declared a shutdown path that calls `stopRequested()` (weakly
+/// held: a declaration ends with its organizer).
+enum ShutdownPaths {
+  private struct Entry: @unchecked Sendable {
+    weak var organizer: LaunchOrganizer?
+  }
+
+  private static let declared = Mutex<[Entry]>([])
+
+  static func declare(_ organizer: LaunchOrganizer) {
+    declared.withLock { entries in
+      entries.removeAll { $0.organizer == nil }
+      if !entries.contains(where: { $0.organizer === organizer }) { entries.append(Entry(organizer: organizer)) }
+    }
+  }
+
+  static func isDeclared(_ organizer: LaunchOrganizer) -> Bool {
+    declared.withLock { entries in entries.contains { $0.organizer === organizer } }
+  }
 }
 
 /// SIGTERM during the launch, for the organizer that is launching, whoever owns the signal:
@@ -205,7 +246,9 @@ final class StopSignal: Sendable {
       return .nanoseconds(Int64(MonotonicClock.nanoseconds() - state.armedAt))
     }
     guard let elapsed else { return }
-    organizer.emit(StopSignalReport(owner: owner, takenAfter: duringLaunch ? elapsed : nil))
+    var report = StopSignalReport(owner: owner, takenAfter: duringLaunch ? elapsed : nil)
+    report.shutdownPathDeclared = organizer.hasDeclaredShutdownPath
+    organizer.emit(report)
   }
 
   private func startWatcher(readFD: Int32) {

@@ -17,6 +17,12 @@
 /// With the default action, an app's own handler or a Dispatch signal source
 /// (swift-service-lifecycle, Vapor) in place when the launch starts, every SIGTERM during the
 /// launch is recorded as a stop and nothing is reported.
+///
+/// An owner taken during the launch leaves a short window (until the organizer adopts it) where
+/// a SIGTERM reaches it alone. That window loses no stop when the app's shutdown path calls
+/// `stopRequested()` and says so (``LaunchOrganizer/declareShutdownPath()``; `ServerLaunch`
+/// does): ``stopCanGoUnrecorded`` tells the two apart, and the swift-log sink logs only a
+/// report where a stop can go unrecorded at `notice` or above.
 public struct StopSignalReport: Sendable, Equatable, CustomStringConvertible {
   /// The owner of SIGTERM.
   public enum Owner: Sendable, Equatable {
@@ -37,6 +43,9 @@ public struct StopSignalReport: Sendable, Equatable, CustomStringConvertible {
   /// How long after the launch started the owner took SIGTERM, when it did so during the
   /// launch; nil when it owned SIGTERM from the start.
   public var takenAfter: Duration?
+  /// Whether the app declared that its shutdown path calls `stopRequested()`
+  /// (``LaunchOrganizer/declareShutdownPath()``) when the report was made.
+  public var shutdownPathDeclared = false
 
   /// Creates a report.
   public init(owner: Owner, takenAfter: Duration? = nil) {
@@ -52,16 +61,29 @@ public struct StopSignalReport: Sendable, Equatable, CustomStringConvertible {
     }
   }
 
+  /// Whether a SIGTERM during this launch can end the process without its stop being recorded
+  /// (the next launch would count it): SIGTERM ignored or read where the organizer cannot see
+  /// it, or an owner taken during the launch, before the organizer adopted it, in an app that
+  /// declared no shutdown path calling `stopRequested()`.
+  public var stopCanGoUnrecorded: Bool {
+    !stopsRecorded || (takenAfter != nil && !shutdownPathDeclared)
+  }
+
   /// The one call that fixes it, or what the adoption means.
   public var advice: String {
     switch owner {
     case .ignored:
       "SIGTERM is ignored: call organizer.stopRequested() from whatever stops your app"
+    case .dispatchSource where takenAfter != nil && shutdownPathDeclared,
+      .handler where takenAfter != nil && shutdownPathDeclared:
+      "a SIGTERM that reached this owner before it was adopted is recorded by the app's shutdown path"
+        + " (declareShutdownPath); nothing to do"
     case .dispatchSource, .handler:
-      "a SIGTERM that reached this owner before it was adopted (the watcher looks every half millisecond,"
-        + " later when every core is busy) was not recorded as a stop; make your signal source or handler"
-        + " before finishLaunching/launch, chain your handler to the one it replaced, or call"
-        + " organizer.stopRequested() from your shutdown path to close that window"
+      "a SIGTERM that reaches this owner before the organizer adopts it (within half a millisecond,"
+        + " later when every core is busy) is not recorded, and the next launch counts it as a crash;"
+        + " make your signal source or handler before finishLaunching/launch, chain your handler to the"
+        + " one it replaced, or call organizer.stopRequested() from your shutdown path and tell the"
+        + " organizer with organizer.declareShutdownPath()"
     case .signalfd(let descriptor):
       "SIGTERM is read through signalfd \(descriptor): call organizer.stopRequested() where you read it"
     }
@@ -76,7 +98,10 @@ public struct StopSignalReport: Sendable, Equatable, CustomStringConvertible {
     case .signalfd(let descriptor): who = "SIGTERM is read through signalfd \(descriptor)"
     }
     let when = takenAfter.map { " \($0.wholeMicroseconds) µs into the launch" } ?? " at the launch"
-    return "\(who)\(when); stops \(stopsRecorded ? "are" : "are not") recorded: \(advice)"
+    let recorded =
+      !stopsRecorded
+      ? "stops are not recorded" : stopCanGoUnrecorded ? "stops are recorded once adopted" : "stops are recorded"
+    return "\(who)\(when); \(recorded): \(advice)"
   }
 }
 

@@ -49,6 +49,14 @@ public struct ScenarioFailure: Sendable, Equatable, Encodable, CustomStringConve
     case probesLiveness = "probes.liveness"
     /// `probes.readiness:`.
     case probesReadiness = "probes.readiness"
+    /// `stdout_contains:`.
+    case stdoutContains = "stdout_contains"
+    /// `stdout_lacks:`.
+    case stdoutLacks = "stdout_lacks"
+    /// `stderr_contains:`.
+    case stderrContains = "stderr_contains"
+    /// `stderr_lacks:`.
+    case stderrLacks = "stderr_lacks"
     /// A later launch counted a launch the harness stopped after it finished (a stop is never counted).
     case stopCounted = "stop_counted"
     /// A `requests:` step failed.

@@ -40,6 +40,7 @@ extension ScenarioRunner {
       oomKilled: container?.oomKilled ?? false, underRuntime: container != nil)
     failures += Checker.check(spec.expect, observation)
     failures += Checker.checkStopsNotCounted(stoppedEarlier, observation)
+    failures += OutputChecks.check(spec.expect.output, directory: directory)
     let fault = events.last { $0.name == "failpoint" }
     var timeline: ProcessTimeline?
     if options.recordsTimeline {
