@@ -74,7 +74,8 @@ struct ValidateCommand: ParsableCommand {
         FileHandle.standardError.write(Data("\(error)\n".utf8))
       }
     }
-    print("\(files.count - invalid) of \(files.count) scenario files valid")
+    // A folder of workload files only: no "0 of 0 scenario files valid" before their line.
+    if !files.isEmpty || workloads.isEmpty { print("\(files.count - invalid) of \(files.count) scenario files valid") }
     // Workload files (`chaos explore --workload`) kept beside the scenarios: checked as workloads.
     var invalidWorkloads = 0
     for file in workloads {

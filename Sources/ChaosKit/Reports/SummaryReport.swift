@@ -3,7 +3,8 @@ import Foundation
 /// The human-readable reports: a live line per scenario, a summary table, and the Markdown
 /// summary for GitHub Actions' step summary.
 package enum SummaryReport {
-  /// One line for a finished scenario: `✓ counting/name (3 launches, 0.4 s) [5/40]`.
+  /// One line for a finished scenario: `✓ counting/name (3 launches, 0.4 s) [5/40]`, or
+  /// `(3 launches (6 starts), …)` with `repeat:`.
   package static func line(_ result: ScenarioResult, done: Int, total: Int, color: Bool) -> String {
     let (mark, code) =
       switch result.status {
@@ -11,10 +12,17 @@ package enum SummaryReport {
       case .failed: ("✗", "31")
       case .error: ("!", "33")
       }
-    let launches = Set(result.processes.map(\.launch)).count
     let text =
-      "\(mark) \(result.group)/\(URL(fileURLWithPath: result.path).deletingPathExtension().lastPathComponent) — \(result.name) (\(launches) launches, \(String(format: "%.2f", result.seconds)) s) [\(done)/\(total)]"
+      "\(mark) \(result.group)/\(URL(fileURLWithPath: result.path).deletingPathExtension().lastPathComponent) — \(result.name) (\(launchesText(result)), \(String(format: "%.2f", result.seconds)) s) [\(done)/\(total)]"
     return color ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
+  }
+
+  /// `3 launches`, or `3 launches (6 starts)` when `repeat:` started some more than once: a
+  /// start is one repetition of a launch (its `parallel:` processes together).
+  package static func launchesText(_ result: ScenarioResult) -> String {
+    let launches = Set(result.processes.map(\.launch)).count
+    let starts = Set(result.processes.map { "\($0.launch).\($0.iteration)" }).count
+    return "\(launches) launches" + (starts != launches ? " (\(starts) starts)" : "")
   }
 
   /// Latency, every failure message, then the totals as the closing line
