@@ -23,6 +23,7 @@ let package = Package(
         .product(name: "LaunchProtectionServiceLifecycle", package: "LaunchChaos"),
         .product(name: "LaunchProtectionLogging", package: "LaunchChaos"),
         .product(name: "LaunchProtectionServer", package: "LaunchChaos"),
+        .product(name: "LaunchProtectionMetrics", package: "LaunchChaos"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "Logging", package: "swift-log"),
       ]
