@@ -41,9 +41,12 @@ final class DependencyObservationTests: XCTestCase {
     let entries: [CapturingLogHandler.Entry] = storage.all
     let launch = try XCTUnwrap(entries.first { $0.metadata["launch.event"] == "launch" })
     XCTAssertTrue(launch.message.contains("ended waiting for postgres"), launch.message)
+    // The outage history first (this start follows one), then the wait.
     let waits = entries.filter { $0.metadata["launch.dependency"] == "postgres" }
-    XCTAssertEqual(waits.map { $0.metadata["launch.event"] }, ["dependency_wait", "dependency_answered"])
-    XCTAssertEqual(waits.map { $0.level }, [Logger.Level.notice, .info])
-    XCTAssertTrue(waits[0].message.contains("waiting for postgres"), waits[0].message)
+    XCTAssertEqual(
+      waits.map { $0.metadata["launch.event"] }, ["dependency_outages", "dependency_wait", "dependency_answered"])
+    XCTAssertEqual(waits.map { $0.level }, [Logger.Level.warning, .notice, .info])
+    XCTAssertTrue(waits[0].message.hasPrefix("1 start ended waiting for postgres"), waits[0].message)
+    XCTAssertTrue(waits[1].message.contains("waiting for postgres"), waits[1].message)
   }
 }
