@@ -41,7 +41,8 @@ import ServiceLifecycle
 ///   failpoints and crash capture; otherwise nothing at all. Declare your own failpoints with
 ///   `ChaosProbe.declare` **before** creating the `ServerLaunch`;
 /// - `organizer.declareShutdownPath()`: its `run()` records a graceful shutdown as a stop, so a
-///   signal source made during the launch (ServiceLifecycle's) is logged at `debug`, not `notice`;
+///   signal source made during the launch (ServiceLifecycle's) is logged at `debug`, not `notice`.
+///   Run it as a service, or record stops yourself (the Vapor variant of the server article);
 /// - `organizer.log(to: logger)`: every launch event through swift-log;
 /// - crash capture (`CrashCapture.install`, reports in the state directory, chaining to the
 ///   handler before it), unless `ChaosProbe` installed it or `crashCapture` is false: the next

@@ -50,7 +50,7 @@ extension LaunchOrganizer {
   ///
   /// ```swift
   /// organizer.declareShutdownPath()
-  /// shutdown.onSignal { organizer.stopRequested() }  // your shutdown path
+  /// app.running?.onStop.whenComplete { _ in organizer.stopRequested() }  // Vapor 4's shutdown path
   /// ```
   public func declareShutdownPath() {
     ShutdownPaths.declare(self)
