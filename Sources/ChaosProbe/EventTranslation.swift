@@ -61,8 +61,9 @@ enum EventTranslation {
     log.emit(wait.stage == .waiting ? "dependency_wait" : "dependency_\(wait.stage)", fields)
   }
 
-  /// `stop_signal {owner, stops_recorded, during_launch, advice, taken_after_us?}`: `during_launch`
-  /// says whether the owner took SIGTERM during the launch (exact, for scenarios; the time is not).
+  /// `stop_signal {owner, stops_recorded, stop_can_go_unrecorded, during_launch, advice,
+  /// taken_after_us?}`: `during_launch` says whether the owner took SIGTERM during the launch
+  /// (exact, for scenarios; the time is not).
   static func emit(_ report: StopSignalReport, to log: EventLog) {
     let owner: String
     switch report.owner {
@@ -73,7 +74,7 @@ enum EventTranslation {
     }
     var fields: [String: Any] = [
       "owner": owner, "stops_recorded": report.stopsRecorded, "during_launch": report.takenAfter != nil,
-      "advice": report.advice,
+      "stop_can_go_unrecorded": report.stopCanGoUnrecorded, "advice": report.advice,
     ]
     if let after = report.takenAfter { fields["taken_after_us"] = Int(after.wholeMicroseconds) }
     log.emit("stop_signal", fields)

@@ -53,6 +53,8 @@ public final class LaunchMetrics: Sendable {
     public static let dependencyOutageStarts = "launch_protection_dependency_outage_starts"
     /// Gauge, label `dependency`.
     public static let dependencyOutageLast = "launch_protection_dependency_outage_last_seconds"
+    /// Counter, label `kind` (`StateProblem.Code`'s name: `untrusted`, `corrupt`…).
+    public static let stateProblems = "launch_protection_state_problems_total"
   }
 
   private let factory: any MetricsFactory
@@ -103,7 +105,10 @@ public final class LaunchMetrics: Sendable {
       }
     case .levelsExhausted:
       levelsExhausted.increment()
-    case .protectFinish, .lifeAction, .stateProblem, .exceptionRecorded, .uncountedExit, .launchDeadlineExceeded,
+    case .stateProblem(let problem):
+      // An untrusted state directory leaves every launch unprotected: alert on this counter.
+      increment(Name.stateProblems, ("kind", problem.kind))
+    case .protectFinish, .lifeAction, .exceptionRecorded, .uncountedExit, .launchDeadlineExceeded,
       .stopRequested:
       break
     }

@@ -119,6 +119,7 @@ public final class ServerLaunch: Service, CustomStringConvertible {
     if crashCapture && !CrashCapture.isInstalled {
       var options = CrashCapture.Options()
       options.reportDirectory = organizer.configuration.stateDirectory
+      options.reportReaderGroup = organizer.configuration.readableByGroup
       do {
         try CrashCapture.install(options)
       } catch {

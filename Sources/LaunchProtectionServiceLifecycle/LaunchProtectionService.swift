@@ -41,6 +41,8 @@ public final class LaunchProtectionService: Service, CustomStringConvertible {
     self.organizer = organizer
     self.readiness = nil
     self.prepareThreads = prepareAllThreads
+    // Its `run()` records a graceful shutdown as a stop request.
+    organizer.declareShutdownPath()
   }
 
   /// A service that marks the launch finished itself, once `readiness` returns (e.g. a
@@ -56,6 +58,7 @@ public final class LaunchProtectionService: Service, CustomStringConvertible {
     launchFinishedWhen readiness: @escaping @Sendable () async throws -> Void
   ) {
     self.organizer = organizer
+    organizer.declareShutdownPath()
     self.readiness = readiness
     self.prepareThreads = prepareAllThreads
   }

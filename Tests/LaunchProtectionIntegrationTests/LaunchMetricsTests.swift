@@ -47,6 +47,21 @@ final class LaunchMetricsTests: XCTestCase {
     XCTAssertEqual(try metrics.expectCounter(Name.levelsExhausted).totalValue, 0)
   }
 
+  /// A state directory of another user (root runs the test; `nobody` owns the directory) is
+  /// refused: the launch is unprotected, and the metrics say so by kind.
+  func testAnUntrustedStateDirectoryIsCountedAsAStateProblem() async throws {
+    guard geteuid() == 0 else { throw XCTSkip("needs root, to give the directory to nobody") }
+    let server = SimulatedServer()
+    try FileManager.default.createDirectory(atPath: server.stateDirectory, withIntermediateDirectories: true)
+    XCTAssertEqual(chown(server.stateDirectory, 65534, 65534), 0)
+    let metrics = TestMetrics()
+    let organizer = server.organizer()
+    organizer.recordMetrics(factory: metrics)
+    _ = try await organizer.launch(policy: .threshold(2)) { _ in }
+    XCTAssertEqual(metrics.counterTotal(label: Name.stateProblems, dimensions: [("kind", "untrusted")]), 1)
+    XCTAssertTrue(organizer.status.description.contains("state untrusted at \(server.stateDirectory)"))
+  }
+
   func testANormalLaunch() async throws {
     let server = SimulatedServer()
     let metrics = TestMetrics()
