@@ -22,7 +22,7 @@ package enum SummaryReport {
   package static func launchesText(_ result: ScenarioResult) -> String {
     let launches = Set(result.processes.map(\.launch)).count
     let starts = Set(result.processes.map { "\($0.launch).\($0.iteration)" }).count
-    return "\(launches) launches" + (starts != launches ? " (\(starts) starts)" : "")
+    return "\(launches) launch\(launches == 1 ? "" : "es")" + (starts != launches ? " (\(starts) starts)" : "")
   }
 
   /// Latency, every failure message, then the totals as the closing line
