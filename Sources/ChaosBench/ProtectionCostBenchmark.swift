@@ -97,7 +97,9 @@ public struct ProtectionCostBenchmark: Sendable {
         let crashing = organizer(durability)
         samples[index].afterClean.append(
           measure { crashing.finishLaunching(policy: .threshold(Int.max), launch: launch, protect: { _ in }) })
-        // `crashing` is abandoned unfinished: to the next launch it is a launch crash.
+        // `crashing` is abandoned unfinished: to the next launch it is a launch crash. Its
+        // descriptors go, as with a dead process's (the organizer itself stays tracked).
+        crashing.stateStore.closeDirectory()
         let clean = organizer(durability)
         let afterCrash = measure {
           clean.finishLaunching(policy: .threshold(Int.max), launch: launch, protect: { _ in })

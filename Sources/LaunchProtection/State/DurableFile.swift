@@ -79,8 +79,68 @@ enum DurableFile {
     var writable: Bool
     /// The contents; nil when there is no file.
     var bytes: [UInt8]?
+    /// The file's identity (device and inode) when its `fstat` was taken, else nil: only then
+    /// may the store keep the descriptor for its next update (`sameFile`).
+    var identity: FileIdentity?
 
     func close() { if fd >= 0 { _ = closeDescriptor(fd) } }
+  }
+
+  /// A file's device and inode, as `stat` gives them.
+  struct FileIdentity: Sendable, Equatable {
+    var device: UInt64
+    var inode: UInt64
+
+    init(_ info: stat) {
+      device = UInt64(info.st_dev)
+      inode = UInt64(info.st_ino)
+    }
+  }
+
+  /// Whether `name` in `directory` is still the regular file `identity` (not renamed over, not
+  /// removed): one `fstatat` that follows no link, in place of an open, an `fstat` and a close.
+  static func sameFile(_ name: String, in directory: StateDirectory, as identity: FileIdentity) -> Bool {
+    var info = stat()
+    guard fstatat(directory.fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return false }
+    return info.st_mode & S_IFMT == S_IFREG && FileIdentity(info) == identity
+  }
+
+  /// The whole contents of the open file `fd` from its start, with `pread` (a kept descriptor's
+  /// offset is wherever the last read left it).
+  static func reread(_ fd: Int32) -> Result<[UInt8], Failure> {
+    var bytes: [UInt8] = []
+    var capacity = 2 * 4096 + 1
+    while true {
+      var code: Int32 = 0
+      var atEnd = false
+      let offset = bytes.count
+      let chunk = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
+        count = 0
+        while count < buffer.count {
+          let read = pread(fd, buffer.baseAddress! + count, buffer.count - count, off_t(offset + count))
+          if read < 0 {
+            if errno == EINTR { continue }
+            code = errno
+            return
+          }
+          if read == 0 {
+            atEnd = true
+            return
+          }
+          count += read
+          // A state file is read in one call; a short read is its end (as `readState` assumes).
+          if count < buffer.count {
+            atEnd = true
+            return
+          }
+        }
+      }
+      if code != 0 { return .failure(Failure(operation: "read", errno: code)) }
+      // The first chunk is the usual whole file: taken as it is, not copied.
+      if bytes.isEmpty { bytes = chunk } else { bytes += chunk }
+      if atEnd { return .success(bytes) }
+      capacity = max(4096, bytes.count)
+    }
   }
 
   /// Opens `name` of `directory` read-write (read-only when writing is refused) and reads it
@@ -97,11 +157,12 @@ enum DurableFile {
       writable = false
       fd = openat(directory.fd, name, O_RDONLY | flags)
     }
-    let none = Opened(fd: -1, writable: false, bytes: nil)
+    let none = Opened(fd: -1, writable: false, bytes: nil, identity: nil)
     if fd < 0 {
       let code = errno
       return (none, code == ENOENT ? .success(()) : .failure(Failure(opening: directory.path(of: name), code)))
     }
+    var identity: FileIdentity?
     if check {
       var info = stat()
       if let refusal = FileTrust.check(fd, path: directory.path(of: name), uid: directory.uid, info: &info) {
@@ -109,10 +170,13 @@ enum DurableFile {
         return (none, .failure(Failure(refusal: refusal)))
       }
       if writable, info.st_mode & 0o777 & ~mode != 0 { fchmod(fd, info.st_mode & mode & 0o777) }
+      identity = FileIdentity(info)
     }
     switch readState(fd) {
-    case .success(let bytes): return (Opened(fd: fd, writable: writable, bytes: bytes), .success(()))
-    case .failure(let failure): return (Opened(fd: fd, writable: writable, bytes: nil), .failure(failure))
+    case .success(let bytes):
+      return (Opened(fd: fd, writable: writable, bytes: bytes, identity: identity), .success(()))
+    case .failure(let failure):
+      return (Opened(fd: fd, writable: writable, bytes: nil, identity: nil), .failure(failure))
     }
   }
 

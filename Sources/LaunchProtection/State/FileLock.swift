@@ -9,7 +9,9 @@ import Failpoints
 /// An advisory `flock` on a separate lock file, so atomic renames of the state file never
 /// swap the locked inode out from under another process.
 struct FileLock {
-  private let fd: Int32
+  let fd: Int32
+  /// The store keeps `fd` for its next update: releasing unlocks it instead of closing it.
+  var kept = false
 
   /// Takes the lock on `name` of `directory` (made private, 0600, when missing), polling so a
   /// stuck holder cannot block the launch past `timeout`. A symlink is not followed, a FIFO
@@ -31,6 +33,15 @@ struct FileLock {
       close(fd)
       return .failure(refusal)
     }
+    if let problem = take(fd, path: directory.path(of: name), timeout: timeout) {
+      close(fd)
+      return .failure(problem)
+    }
+    return .success(FileLock(fd: fd))
+  }
+
+  /// Locks the open lock file `fd`, polling until `timeout`; the problem when it cannot.
+  static func take(_ fd: Int32, path: @autoclosure () -> String, timeout: Duration) -> StateProblem? {
     // The clock is read only once the lock turns out to be held: the usual update finds it free.
     // Microseconds of CLOCK_MONOTONIC, 0 until then: an optional `ContinuousClock.Instant`
     // costs a fresh process ~25 000 instructions of metadata on its first launch.
@@ -39,25 +50,22 @@ struct FileLock {
     while flock(fd, LOCK_EX | LOCK_NB) != 0 {
       let code = errno
       guard code == EWOULDBLOCK || code == EINTR else {
-        close(fd)
-        return .failure(.lockUnavailable(path: directory.path(of: name), detail: "flock: \(ErrnoText.describe(code))"))
+        return .lockUnavailable(path: path(), detail: "flock: \(ErrnoText.describe(code))")
       }
       let now = Int64(MonotonicClock.nanoseconds() / 1_000)
       if deadline == 0 { deadline = now + timeout.wholeMicroseconds }
       if now >= deadline {
-        close(fd)
-        return .failure(
-          .lockUnavailable(path: directory.path(of: name), detail: "still held by another process after \(timeout)"))
+        return .lockUnavailable(path: path(), detail: "still held by another process after \(timeout)")
       }
       usleep(pause)
       pause = min(pause * 2, 5_000)
     }
-    return .success(FileLock(fd: fd))
+    return nil
   }
 
-  /// Releases the lock: closing the only descriptor of its open file releases the `flock`
-  /// (no `LOCK_UN` first: one system call less on every update).
+  /// Releases the lock: a kept descriptor is unlocked; any other is closed, which releases the
+  /// `flock` of its only descriptor (no `LOCK_UN` first: one system call less).
   func release() {
-    close(fd)
+    if kept { flock(fd, LOCK_UN) } else { close(fd) }
   }
 }

@@ -40,6 +40,9 @@ public final class StateStore: Sendable {
   /// The directory, opened and checked once by the first update (the launch's), and kept:
   /// every later update of this store opens its files relative to it.
   private let opened = Mutex(Opening.notYet)
+  /// The lock's and the state file's descriptors, left by an update for the next one (see
+  /// `KeptFiles`).
+  private let kept = Mutex(KeptFiles())
   /// The file this store last wrote, with its state: the next update of the same process
   /// (`launchingFinished` after `finishLaunching`) usually reads those bytes back and need
   /// neither check their slots nor decode them. A memo of a pure function: only a file equal
@@ -54,6 +57,27 @@ public final class StateStore: Sendable {
     var file: [UInt8] = []
     var state = LaunchState()
     var layout = StateFileFormat.Layout.none
+  }
+
+  /// Descriptors an update leaves for the next update of the same store, so that a launch's
+  /// later updates (`launchingFinished`) neither open nor close the lock and the state file
+  /// again: the lock file is never renamed; the state file is reused only while `sameFile`
+  /// finds the same inode under its name (another process may have renamed a new one over it).
+  /// An update takes them out (a concurrent update finds none and opens its own, whose `flock`
+  /// excludes the kept one's) and puts them back; a forked child never reuses them.
+  struct KeptFiles: Sendable {
+    var lock: Int32 = -1
+    var state: Int32 = -1
+    var stateWritable = false
+    var stateIdentity: DurableFile.FileIdentity?
+    var generation: UInt64 = 0
+
+    var isEmpty: Bool { lock < 0 && state < 0 }
+
+    func close() {
+      if lock >= 0 { closeDescriptor(lock) }
+      if state >= 0 { closeDescriptor(state) }
+    }
   }
 
   /// Where the first update's directory check left the store.
@@ -90,8 +114,21 @@ public final class StateStore: Sendable {
     self.owner = owner
   }
 
-  deinit {
-    if case .open(let directory) = opened.withLock({ $0 }) { close(directory.fd) }
+  deinit { closeDirectory() }
+
+  /// Closes the directory's descriptor, as the process's death would (a benchmark that leaves
+  /// thousands of launches unfinished in one process); the next update opens it again.
+  package func closeDirectory() {
+    let closing = opened.withLock { opening in
+      defer { opening = .notYet }
+      if case .open(let directory) = opening { return directory.fd }
+      return -1
+    }
+    if closing >= 0 { close(closing) }
+    kept.withLock { files in
+      files.close()
+      files = KeptFiles()
+    }
   }
 
   /// The directory the files are in, as far as this store knows.
@@ -159,27 +196,73 @@ public final class StateStore: Sendable {
       var state = replacement ?? LaunchState()
       return (body(&state, nil), problems)
     }
+    var files = takeKeptFiles()
     var lock: FileLock?
-    switch FileLock.acquire(in: directory, StateDirectory.lockName, timeout: lockTimeout, check: check) {
-    case .success(let taken): lock = taken
-    case .failure(let problem) where Self.isRefusal(problem):
-      // A refused lock file (a symlink, a FIFO…) is moved aside, and a new one made and taken.
-      let moved = moveAside(problem, named: StateDirectory.lockName, in: directory)
-      problems.append(moved)
-      if moved.movedTo != nil,
-        case .success(let taken) = FileLock.acquire(
-          in: directory, StateDirectory.lockName, timeout: lockTimeout)
+    if files.lock >= 0 {
+      if let problem = FileLock.take(
+        files.lock, path: directory.path(of: StateDirectory.lockName), timeout: lockTimeout)
       {
-        lock = taken
+        problems.append(problem)
+        closeDescriptor(files.lock)
+      } else {
+        lock = FileLock(fd: files.lock, kept: true)
       }
-    case .failure(let problem): problems.append(problem)
+      files.lock = -1
+    } else {
+      switch FileLock.acquire(in: directory, StateDirectory.lockName, timeout: lockTimeout, check: check) {
+      case .success(let taken): lock = taken
+      case .failure(let problem) where Self.isRefusal(problem):
+        // A refused lock file (a symlink, a FIFO…) is moved aside, and a new one made and taken.
+        let moved = moveAside(problem, named: StateDirectory.lockName, in: directory)
+        problems.append(moved)
+        if moved.movedTo != nil,
+          case .success(let taken) = FileLock.acquire(
+            in: directory, StateDirectory.lockName, timeout: lockTimeout)
+        {
+          lock = taken
+        }
+      case .failure(let problem): problems.append(problem)
+      }
     }
-    defer { lock?.release() }
+    // The lock's descriptor is kept for the next update (unlocked, not closed).
+    lock?.kept = true
 
     // Opened once: read here, and an in-place write goes through the same descriptor.
-    var (file, opened) = DurableFile.openForUpdate(
-      in: directory, StateDirectory.stateName, mode: fileMode, check: check)
-    defer { file.close() }
+    var file: DurableFile.Opened
+    var opened: Result<Void, DurableFile.Failure>
+    if files.state >= 0, let identity = files.stateIdentity,
+      DurableFile.sameFile(StateDirectory.stateName, in: directory, as: identity)
+    {
+      file = DurableFile.Opened(fd: files.state, writable: files.stateWritable, bytes: nil, identity: identity)
+      switch DurableFile.reread(files.state) {
+      case .success(let bytes):
+        file.bytes = bytes
+        opened = .success(())
+      case .failure(let failure): opened = .failure(failure)
+      }
+    } else {
+      if files.state >= 0 { closeDescriptor(files.state) }
+      (file, opened) = DurableFile.openForUpdate(in: directory, StateDirectory.stateName, mode: fileMode, check: check)
+    }
+    files.state = -1
+    // Set when the file is renamed (moved aside, or replaced by a write): its descriptor is
+    // then closed, not kept.
+    var stateRenamed = false
+    defer {
+      if !stateRenamed, file.fd >= 0, let identity = file.identity {
+        files.state = file.fd
+        files.stateWritable = file.writable
+        files.stateIdentity = identity
+      } else {
+        file.close()
+      }
+      // Unlocked before it is put back: an update that takes it then locks it anew.
+      if let lock {
+        lock.release()
+        files.lock = lock.fd
+      }
+      keep(files)
+    }
     var state: LaunchState
     var layout = StateFileFormat.Layout.none
     let known = lastWritten.withLock { $0 }
@@ -189,6 +272,7 @@ public final class StateStore: Sendable {
       layout = loaded.layout
     case .failure(let problem):
       problems.append(moveAside(problem, named: StateDirectory.stateName, in: directory))
+      stateRenamed = true
       state = LaunchState()
     }
     if let replacement {
@@ -202,11 +286,36 @@ public final class StateStore: Sendable {
       // Taken out of `file`, so the in-place write patches this image for the memo instead of a copy.
       let current = replacement == nil ? file.bytes : nil
       file.bytes = nil
-      if let problem = write(state, over: layout, of: current, through: fd, in: directory) {
+      if let problem = write(state, over: layout, of: current, through: fd, in: directory, replaced: &stateRenamed) {
         problems.append(problem)
       }
     }
     return (result, problems)
+  }
+
+  /// The kept descriptors, taken out for one update (none in a forked child: its copies share
+  /// the parent's open files and `flock`s, so they are closed there).
+  private func takeKeptFiles() -> KeptFiles {
+    let files = kept.withLock { files in
+      defer { files = KeptFiles() }
+      return files
+    }
+    if files.isEmpty || files.generation == ForkGeneration.current { return files }
+    files.close()
+    return KeptFiles()
+  }
+
+  /// Puts `files` back for the next update, unless a concurrent update already did (then they
+  /// are closed).
+  private func keep(_ files: KeptFiles) {
+    var files = files
+    files.generation = ForkGeneration.current
+    let spare = kept.withLock { slot -> KeptFiles in
+      guard slot.isEmpty else { return files }
+      slot = files
+      return KeptFiles()
+    }
+    spare.close()
   }
 
   /// The directory, opened and checked by the first update; nil when it is refused (reported
@@ -248,10 +357,11 @@ public final class StateStore: Sendable {
   /// in-place write's other slot); `fd`: the state file open for writing, or -1.
   private func write(
     _ state: LaunchState, over layout: StateFileFormat.Layout, of current: consuming [UInt8]?, through fd: Int32,
-    in directory: StateDirectory
+    in directory: StateDirectory, replaced: inout Bool
   ) -> StateProblem? {
     var written = Written(state: state)
-    let problem = write(Self.encode(state), over: layout, of: current, through: fd, in: directory, into: &written)
+    let problem = write(
+      Self.encode(state), over: layout, of: current, through: fd, in: directory, into: &written, replaced: &replaced)
     lastWritten.withLock { $0 = problem == nil && state.rangeProblem == nil ? written : Written() }
     return problem
   }
@@ -261,7 +371,7 @@ public final class StateStore: Sendable {
   /// `Result`'s `Error` conformance at run time, as costly as the rest of its launch.)
   private func write(
     _ json: [UInt8], over layout: StateFileFormat.Layout, of current: consuming [UInt8]?, through fd: Int32,
-    in directory: StateDirectory, into written: inout Written
+    in directory: StateDirectory, into written: inout Written, replaced: inout Bool
   ) -> StateProblem? {
     var sequence: UInt64 = 1
     if case .slots(let slotSize, let newest, let previous) = layout, previous < StateFileFormat.maximumSequence {
@@ -286,6 +396,9 @@ public final class StateStore: Sendable {
     }
     let file = StateFileFormat.file(json: json, sequence: sequence)
     let suffix = "\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    // A new file is renamed over the old one (also when the rename then fails: the kept
+    // descriptor is not trusted after that).
+    replaced = true
     let result = DurableFile.replace(
       StateDirectory.stateName, in: directory, with: file.bytes, uniqueSuffix: suffix, sync: durability == .powerLoss,
       readerGroup: readerGroup, failpoints: failpoints)
@@ -387,3 +500,6 @@ public final class StateStore: Sendable {
     }
   }
 }
+
+// `close` by a name of its own: `KeptFiles.close()` hides the global function.
+private func closeDescriptor(_ fd: Int32) { _ = close(fd) }
