@@ -12,7 +12,7 @@ import Synchronization
 ///
 /// ```swift
 /// let launch = LaunchProtectionService(organizer: organizer)
-/// let app = Application(router: router, onServerRunning: { _ in await launch.markLaunchFinished() })
+/// let app = Application(router: router, onServerRunning: { _ in await launch.markLaunchingFinished() })
 /// let group = ServiceGroup(
 ///   configuration: .init(services: [app, launch], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
 /// try await group.run()
@@ -29,7 +29,7 @@ public final class LaunchProtectionService: Service, CustomStringConvertible {
   private let prepareThreads: Bool
   private let preparedThreads = Atomic<Bool>(false)
 
-  /// A service whose launch is marked finished by the app calling `markLaunchFinished()`
+  /// A service whose launch is marked finished by the app calling `markLaunchingFinished()`
   /// (e.g. from Hummingbird's `onServerRunning`).
   ///
   /// - Parameters:

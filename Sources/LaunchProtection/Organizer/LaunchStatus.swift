@@ -13,7 +13,7 @@
 /// Where this process's launch stands, for health endpoints, probes and metrics: a snapshot
 /// of the organizer's state taken under its lock (no I/O), cheap to read from any thread.
 ///
-/// The mapping to Kubernetes probes (README, "Probes and metrics"):
+/// The mapping to Kubernetes probes (the Containers article, "Probes and metrics"):
 /// - liveness: the process answers (a server answers 200 whatever the status);
 /// - readiness: ``isReady``. Normal mode is ready once `launchingFinished()` was called;
 ///   protect mode and the relaunch are not ready until `launchingFinished()`; levels

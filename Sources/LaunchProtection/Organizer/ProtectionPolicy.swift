@@ -59,7 +59,7 @@ public struct ProtectionPolicy: Sendable {
     return previousAttempt >= last.number
   }
 
-  /// One level: protect once `count >= threshold` (`shouldProtect: { $0 > threshold - 1 }`).
+  /// One level: protect once `count >= threshold` (the same as `.custom { $0 > threshold - 1 }`).
   public static func threshold(_ threshold: Int) -> ProtectionPolicy {
     ProtectionPolicy(levels: [ProtectLevel(number: 1, name: "protect", minimumCrashes: max(1, threshold))], decide: nil)
   }
