@@ -8,7 +8,7 @@ extension JSONValue {
   /// mutated lines; what it refuses, it refuses with a cause and a byte offset.
   ///
   /// The harness decodes every event line of every launch, which `JSONDecoder` does slowly: it
-  /// reaches a `JSONValue` by trying each type in turn and throwing for each miss (Benchmarks).
+  /// reaches a `JSONValue` by trying each type in turn and throwing for each miss (`Docs/BenchmarkHistory.md`).
   package init(parsing bytes: [UInt8]) throws(StateJSON.DecodeError) {
     let document = try StateJSON.Document(parsing: bytes)
     self = try Self.value(at: 0, in: document)
