@@ -8,6 +8,9 @@ struct Observation {
   var crash: CrashRecord?
   var backtrace: Backtrace?
   var stateDirectory: String
+  /// The uid it ran as (`user:`); nil: the harness's own. Its state is read as that user's
+  /// (in a directory other users can write, each user's lives in its own subdirectory).
+  var user: UInt32? = nil
   /// The harness stopped it as a daemon after `launching_finished` (`daemon:`).
   var stoppedByHarness = false
   /// The kubelet the harness played (`kubernetes:`), for the probe verdicts' messages.
@@ -146,7 +149,7 @@ enum Checker {
     let state: LaunchState?
     do {
       // No file is a first launch (the contract): count 0, nothing in progress.
-      state = try StateStore(directory: seen.stateDirectory).read() ?? LaunchState()
+      state = try StateStore(directory: seen.stateDirectory, readerGroup: nil, owner: seen.user).read() ?? LaunchState()
     } catch {
       return [ScenarioFailure(.stateUnreadable, "expected a readable state, saw \(error.description)")]
     }

@@ -36,7 +36,7 @@ extension ScenarioRunner {
     let backtrace = wantsBacktrace ? crash.map(symbolizer.symbolize) : nil
     let observation = Observation(
       end: end, events: events, crash: crash, backtrace: backtrace, stateDirectory: stateDirectory,
-      stoppedByHarness: stoppedByHarness, kubelet: kubelet, restartDelay: restartDelay,
+      user: spec.user?.uid, stoppedByHarness: stoppedByHarness, kubelet: kubelet, restartDelay: restartDelay,
       oomKilled: container?.oomKilled ?? false, underRuntime: container != nil)
     failures += Checker.check(spec.expect, observation)
     failures += Checker.checkStopsNotCounted(stoppedEarlier, observation)
