@@ -81,7 +81,8 @@ int main(int argc, char **argv) {
   lcc_options options;
   memset(&options, 0, sizeof options);
   options.events_fd = events_fd;
-  options.report_path = "";
+  options.report_directory_fd = -1;  // no crash report file: the events line is enough here
+  options.report_group = -1;
   char error[512] = {0};
   if (lcc_install(&options, error, sizeof error) != 0) {
     fprintf(stderr, "lcc_install: %s\n", error);
