@@ -1,4 +1,5 @@
 import Foundation
+import LaunchProtection
 import Synchronization
 
 /// Removing a scenario's work directory, as `rm -rf` does: depth first with opendir/readdir,
@@ -14,9 +15,7 @@ package enum FileTree {
     guard let stream = opendir(path) else { return false }
     var removed = true
     while let entry = readdir(stream) {
-      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-      }
+      let name = DirectoryEntry.string(entry)
       if name == "." || name == ".." { continue }
       let child = path + "/" + name
       if Int32(entry.pointee.d_type) == Int32(DT_DIR) {
@@ -38,9 +37,7 @@ extension FileTree {
     defer { closedir(stream) }
     var names: [String] = []
     while let entry = readdir(stream) {
-      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-      }
+      let name = DirectoryEntry.string(entry)
       if name != "." && name != ".." { names.append(name) }
     }
     return names

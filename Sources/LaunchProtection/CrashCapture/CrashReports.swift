@@ -82,13 +82,11 @@ enum CrashReports {
     defer { closedir(stream) }
     var names: [String] = []
     while let entry = readdir(stream) {
-      withUnsafeBytes(of: entry.pointee.d_name) { raw in
-        let name = UnsafeRawBufferPointer(rebasing: raw[..<(raw.firstIndex(of: 0) ?? raw.count)])
-        if name.count >= prefixBytes.count + suffixBytes.count, name.starts(with: prefixBytes),
-          name[(name.count - suffixBytes.count)...].elementsEqual(suffixBytes)
-        {
-          names.append(String(decoding: name, as: UTF8.self))
-        }
+      let name = DirectoryEntry.name(entry)
+      if name.count >= prefixBytes.count + suffixBytes.count, name.starts(with: prefixBytes),
+        name[(name.count - suffixBytes.count)...].elementsEqual(suffixBytes)
+      {
+        names.append(String(decoding: name, as: UTF8.self))
       }
     }
     return names

@@ -115,7 +115,7 @@ enum SignalfdConsumer {
     defer { closedir(directory) }
     let bit = UInt64(1) << UInt64(signal - 1)
     while let entry = readdir(directory) {
-      let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+      let name = DirectoryEntry.string(entry)
       guard let descriptor = Int32(name),
         let bytes = DurableFile.readSmallProcFile("/proc/self/fdinfo/" + name),
         let mask = signalMask(inFdinfo: bytes)
