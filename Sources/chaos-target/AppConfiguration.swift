@@ -137,6 +137,8 @@ struct AppConfiguration: Decodable {
   /// or `during_launch` (inside the launch, right before `launchingFinished()`: in protect
   /// mode that is the relaunch, after `protectFinished()`).
   var lifeActionsWhen: String?
+  /// `second_calls`: the organizer's calls made again once made (SecondCalls.swift).
+  var secondCalls: Bool?
   var stayUp: Bool?
   var taskOverrides: [String: TaskOverride]?
   var extraTasks: [TaskOverride]?
@@ -289,6 +291,7 @@ struct AppConfiguration: Decodable {
     case launchingFinished = "launching_finished"
     case lifeActions = "life_actions"
     case lifeActionsWhen = "life_actions_when"
+    case secondCalls = "second_calls"
     case stayUp = "stay_up"
     case taskOverrides = "task_overrides"
     case extraTasks = "extra_tasks"

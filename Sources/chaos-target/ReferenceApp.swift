@@ -204,6 +204,7 @@ final class ReferenceApp: Sendable {
 
     if configuration.lifeActionsWhen != "during_launch" { addLifeActions() }
     if configuration.protectFinish == .afterLifeActions, organizer.protectFinished() { performLifeActions() }
+    if configuration.secondCalls == true { SecondCalls.afterLaunch(organizer, keys: configuration.lifeActions ?? []) }
     if let exception = configuration.handleException, exception.when == "after_launch" {
       organizer.handleException(exception.type, detail: exception.fullDetail)
     }
@@ -349,9 +350,9 @@ final class ReferenceApp: Sendable {
   private func protect(_ context: ProtectContext) {
     repairStarted.withLock { $0 = Date() }
     runRepairs(context)
-    if (configuration.protectFinish ?? .immediate) == .immediate, !organizer.protectFinished(), context.exhausted {
-      ChaosProbe.emit("degraded", ["level": context.level.number])
-    }
+    guard (configuration.protectFinish ?? .immediate) == .immediate else { return }
+    if !organizer.protectFinished(), context.exhausted { ChaosProbe.emit("degraded", ["level": context.level.number]) }
+    if configuration.secondCalls == true { SecondCalls.inRepair(organizer) }
   }
 
   private func runRepairs(_ context: ProtectContext) {

@@ -29,6 +29,8 @@ extension ContractModel {
   /// and after `protectFinished()` (`protect_finish: immediate`), each action runs at once
   /// (`life_action` mode `ran`, once per add); held (`after_life_actions`), each add runs its
   /// protect action and each key is performed once after the relaunch, never run at once.
+  /// With the app's second calls (`second_calls`, `secondCallEvents`) each action's own runs
+  /// (`life_action_run`) are counted exactly.
   /// Nil: not predicted (a declared target's actions are its own; shared launches' modes are timing).
   package static func lifeActionEvents(_ prediction: Prediction, app: ExplorationApp) -> (
     events: [EventPattern], absent: [EventPattern]
@@ -40,22 +42,61 @@ extension ContractModel {
       EventPattern(name: "life_action", fields: ["key": .string(key), "mode": .string(mode)])
     }
     let finished = EventPattern(name: "launching_finished", fields: [:])
-    if mode == .protect, app.lifeActionsHeld {
-      var performed: [String] = []
-      for key in app.lifeActions where !performed.contains(key) { performed.append(key) }
+    var keys: [String] = []
+    for key in app.lifeActions where !keys.contains(key) { keys.append(key) }
+    let held = mode == .protect && app.lifeActionsHeld
+    if held {
       return (
-        app.lifeActions.map { event($0, "protected") } + [finished] + performed.map { event($0, "performed") },
+        app.lifeActions.map { event($0, "protected") } + [finished] + keys.map { event($0, "performed") }
+          + secondCallEvents(keys: keys, held: true, app: app),
         [EventPattern(name: "life_action", fields: ["mode": .string("ran")])]
       )
     }
     guard mode == .normal || prediction.relaunched == true else { return nil }
+    // The repair's own second `protectFinished()` comes once the relaunch it ran finished.
+    let inRepair =
+      app.secondCalls && prediction.relaunched == true
+      ? [
+        EventPattern(
+          name: "second_call",
+          fields: ["call": .string("protect_finished"), "when": .string("repair"), "result": .bool(false)])
+      ] : []
     return (
-      [finished] + app.lifeActions.map { event($0, "ran") },
+      [finished] + inRepair + app.lifeActions.map { event($0, "ran") }
+        + secondCallEvents(keys: keys, held: false, app: app),
       [
         EventPattern(name: "life_action", fields: ["mode": .string("held")]),
         EventPattern(name: "life_action", fields: ["mode": .string("protected")]),
       ]
     )
+  }
+
+  /// The generated app's second calls after the launch (the reference app's `second_calls`),
+  /// each as the contract says: `protectFinished()` again returns false (in a repair right after
+  /// the first, `lifeActionEvents`, and after the launch); `launchingFinished()` again changes nothing (one
+  /// `launching_finished`); `performAction(key:)` again finds nothing held. Counted exactly,
+  /// wherever they fall: each key's action ran once per add at once, or once when held and
+  /// performed ("an action runs at most once"); a held key was performed once.
+  static func secondCallEvents(keys: [String], held: Bool, app: ExplorationApp) -> [EventPattern] {
+    guard app.secondCalls else { return [] }
+    func call(_ name: String, _ when: String, _ extra: [String: JSONValue] = [:]) -> EventPattern {
+      EventPattern(
+        name: "second_call", fields: extra.merging(["call": .string(name), "when": .string(when)]) { $1 })
+    }
+    var events = [call("protect_finished", "after_launch", ["result": .bool(false)])]
+    events.append(call("launching_finished", "after_launch"))
+    events += keys.map { call("perform_action", "after_launch", ["key": .string($0), "result": .bool(false)]) }
+    var counted = [EventPattern(name: "launching_finished", fields: [:], times: 1)]
+    for key in keys {
+      let adds = app.lifeActions.filter { $0 == key }.count
+      counted.append(EventPattern(name: "life_action_run", fields: ["key": .string(key)], times: held ? 1 : adds))
+      if held {
+        counted.append(
+          EventPattern(name: "life_action", fields: ["key": .string(key), "mode": .string("performed")], times: 1))
+        counted.append(EventPattern(name: "life_action_protect_run", fields: ["key": .string(key)], times: adds))
+      }
+    }
+    return events + counted
   }
 
   /// Whether the harness ends a hang at `point` as soon as its failpoint fired (SIGKILL after

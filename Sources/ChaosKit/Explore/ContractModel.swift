@@ -13,6 +13,13 @@ package struct ContractModel: Sendable, Equatable {
   /// some of them on disk, so what is persisted lies between `count` and `count + pendingDead`
   /// until the next launch counts the rest.
   package var pendingShared = false
+  /// The records the state's `launchesInProgress` holds (nil: timing decides, after processes
+  /// started at once died): what the last launch left, never what an earlier one resolved.
+  package var records: Int? = 0
+  /// The record left is a launch stopped by a request (SIGTERM) before it finished.
+  package var stopped = false
+  /// The state's `lastUncountedExit`: why the last unfinished launch that was not counted was not.
+  package var lastUncounted: UncountedTrace = .none
 
   /// The previous launch died before finishing in a way that counts (its sentinel is left).
   package var deadSentinel: Bool { pendingDead > 0 }
@@ -75,6 +82,7 @@ package struct ContractModel: Sendable, Equatable {
 
   /// Predicts what one launch must show, and advances the model's state past it.
   package mutating func step(_ step: ExplorationStep, app: ExplorationApp) -> Prediction {
+    let rebooted = step.edit == .reboot && (records ?? 0) > 0
     switch step.edit {
     case .reboot:
       if app.ignoresReboots {
@@ -85,16 +93,32 @@ package struct ContractModel: Sendable, Equatable {
     case .corruptState, .truncatedState: self = ContractModel()
     case .reusedPid, nil: break
     }
-    if step.processes > 1 { return sharedLaunch(step, app: app) }
     let onDisk = self
+    decideRecords(rebooted: rebooted, app: app)
+    if step.processes > 1 {
+      var prediction = sharedLaunch(step, app: app)
+      leaveRecords(after: step, finished: prediction.outcome == .finished, &prediction, app: app)
+      return prediction
+    }
     var (prediction, finished) = launch(step, app: app)
-    if step.action == .storageError, !finished {
-      // Its first write (the decision and its sentinel) failed and it ended unfinished: what is
-      // on disk is what was there before it, a pending dead launch included, which the next
-      // launch counts (once).
-      self = onDisk
-      prediction.stateCount = count
-      prediction.attemptedLevel = attemptedLevel ?? 0
+    leaveRecords(after: step, finished: finished, &prediction, app: app)
+    if step.action == .storageError {
+      if !finished {
+        // Its first write (the decision and its sentinel) failed and it ended unfinished: what is
+        // on disk is what was there before it, a pending dead launch included, which the next
+        // launch counts (once).
+        let exitedCleanly = prediction.outcome == .exit && prediction.exitCode == 0
+        self = onDisk
+        prediction.stateCount = count
+        prediction.attemptedLevel = attemptedLevel ?? 0
+        // A clean exit is written after it (the failure was the first write only).
+        if exitedCleanly { lastUncounted = .cleanExit }
+      } else {
+        // Its end was written; the decision's reason for what it did not count was not.
+        lastUncounted = onDisk.lastUncounted
+      }
+      prediction.launchesInProgress = records
+      prediction.lastUncountedExit = lastUncounted.reason
     }
     return prediction
   }

@@ -107,6 +107,8 @@ extension PredictionComparison {
       row(.relaunched, prediction.relaunched.map(String.init)) { String($0.relaunched) },
       row(.stateCount, prediction.stateCount.map(String.init)) { _ in nil },
       row(.stateAttemptedLevel, prediction.attemptedLevel.map(String.init)) { _ in nil },
+      row(.stateLaunchesInProgress, prediction.launchesInProgress.map(String.init)) { _ in nil },
+      row(.stateLastUncountedExit, prediction.lastUncountedExit) { _ in nil },
     ].compactMap { $0 }
   }
 }

@@ -164,12 +164,17 @@ package struct ExplorationApp: Sendable, Equatable {
       && lhs.pointPhases == rhs.pointPhases
   }
 
+  /// Whether the app makes the organizer's calls a second time (`second_calls`): every
+  /// generated configuration of the reference app does.
+  package var secondCalls: Bool { !declared }
+
   /// As `CHAOS_APP` fields.
   var json: JSONValue {
     var fields: [String: JSONValue] = [
       "protect_finish": .string(protectFinishes ? (lifeActionsHeld ? "after_life_actions" : "immediate") : "never"),
       "life_actions": .array(lifeActions.map(JSONValue.string)),
     ]
+    if secondCalls { fields["second_calls"] = .bool(true) }
     if let exhaustedExitStatus { fields["exhausted"] = .string("exit(\(exhaustedExitStatus))") }
     if staysDegraded { fields["exhausted"] = .string("stay-degraded") }
     // The "What counts" filters, sent only when turned off (the reference app's defaults are on).
@@ -208,6 +213,12 @@ package struct Prediction: Sendable, Equatable {
   package var stateCount: Int?
   /// The persisted attempted level after the launch (0: none).
   package var attemptedLevel: Int?
+  /// The records of unfinished launches the state holds after the launch
+  /// (`launches_in_progress`; nil: timing decides).
+  package var launchesInProgress: Int?
+  /// Why the last unfinished launch not counted was not (`last_uncounted_exit`: `cleanExit`,
+  /// `terminated`, `reboot`); nil: nothing recorded yet, or not predicted.
+  package var lastUncountedExit: String?
   /// Where the injected fault fired, if it did (for coverage).
   package var fired: String?
   /// Every level failed and the app stays degraded (`whenExhausted(.stayDegraded)`).

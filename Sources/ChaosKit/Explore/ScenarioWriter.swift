@@ -52,8 +52,10 @@ enum ScenarioWriter {
     if let level = expect.level { fields.append("level: \(level)") }
     if let relaunched = expect.relaunched { fields.append("relaunched: \(relaunched)") }
     if !expect.events.isEmpty {
-      let events = expect.events.map {
-        $0.fields.isEmpty ? quoted($0.name) : json(.object($0.fields.merging(["event": .string($0.name)]) { $1 }))
+      let events = expect.events.map { pattern -> String in
+        var fields = pattern.fields.merging(["event": .string(pattern.name)]) { $1 }
+        if let times = pattern.times { fields["times"] = .number(Double(times)) }
+        return fields.count == 1 ? quoted(pattern.name) : json(.object(fields))
       }
       fields.append("events: [\(events.joined(separator: ", "))]")
     }
@@ -67,6 +69,8 @@ enum ScenarioWriter {
       var stateFields: [String] = []
       if let count = state.count { stateFields.append("count: \(count)") }
       if let level = state.attemptedLevel { stateFields.append("attempted_level: \(level)") }
+      if let running = state.launchesInProgress { stateFields.append("launches_in_progress: \(running)") }
+      if let reason = state.lastUncountedExit { stateFields.append("last_uncounted_exit: \(reason)") }
       fields.append("state: { \(stateFields.joined(separator: ", ")) }")
     }
     return fields.joined(separator: ", ")

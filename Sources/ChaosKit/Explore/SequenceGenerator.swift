@@ -129,10 +129,14 @@ package struct ExplorationSequence: Sendable, Equatable {
     expect.mode = prediction.mode
     expect.level = prediction.level
     expect.relaunched = prediction.relaunched
-    if prediction.stateCount != nil || prediction.attemptedLevel != nil {
+    if prediction.stateCount != nil || prediction.attemptedLevel != nil || prediction.launchesInProgress != nil
+      || prediction.lastUncountedExit != nil
+    {
       var state = StateExpectation()
       state.count = prediction.stateCount
       state.attemptedLevel = prediction.attemptedLevel
+      state.launchesInProgress = prediction.launchesInProgress
+      state.lastUncountedExit = prediction.lastUncountedExit
       expect.state = state
     }
     spec.expect = expect
