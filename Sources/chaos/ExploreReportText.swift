@@ -74,6 +74,7 @@ enum ExploreReportText {
         "never fired in this run: \(report.neverFired.joined(separator: ", ")) (a failpoint on a path no launch took, "
           + "such as a request handler: a --workload that requests it may reach it)")
     }
+    lines += reachLines(report)
     if !report.replayed.isEmpty {
       let passed = report.replayed.filter(\.passed).count
       lines.append("failure store: replayed \(report.replayed.count) scenarios first, \(passed) passed")
@@ -104,8 +105,11 @@ enum ExploreReportText {
         )
       }
       if failure.intermittent {
+        let chance = "≥ \(Int((failure.failureProbability * 100).rounded(.down))) %"
         let repeated =
-          failure.repeatRounds > 1 ? ", written repeated \(failure.repeatRounds) times to fail reliably" : ""
+          failure.repeatRounds > 1
+          ? ", written repeated \(failure.repeatRounds) times: it fails with \(chance) probability (at the 95 % lower bound of the rate)"
+          : ", not repeatable without timing: it fails in about \(chance) of runs"
         lines.append("an intermittent bug, \(failure.reproduced)\(repeated)")
         for (index, verdict) in failure.reruns.enumerated() { lines.append("  re-run \(index + 1): \(verdict)") }
       }
@@ -124,5 +128,15 @@ enum ExploreReportText {
       lines.append("explore: 0 passed, 0 failed, 1 flaky")
     }
     return lines
+  }
+
+  /// The rules of Explore.md's table, each with the launches that reached it or why none did.
+  static func reachLines(_ report: Explorer.Report) -> [String] {
+    guard !report.ruleReach.isEmpty else { return [] }
+    return ["Rules reached (launches), Explore.md's table:"]
+      + report.ruleReach.map { reach in
+        "  " + reach.rule.padding(toLength: 36, withPad: " ", startingAt: 0)
+          + (reach.whyNone.map { "0: \($0)" } ?? String(reach.launches))
+      }
   }
 }

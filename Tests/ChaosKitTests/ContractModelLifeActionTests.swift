@@ -42,8 +42,10 @@ final class ContractModelLifeActionTests: XCTestCase, ContractModelSteps {
     // A clean launch after protectFinished shows each action run (never held or protected).
     XCTAssertEqual(predictions[3].mode, .protect)
     let life = try XCTUnwrap(ContractModel.lifeActionEvents(predictions[3], app: app))
-    XCTAssertEqual(life.events.map(\.name), ["launching_finished", "life_action", "life_action"])
-    XCTAssertEqual(life.events.compactMap { $0.fields["mode"]?.string }, ["ran", "ran"])
+    let lifeEvents = life.events.filter { $0.name == "life_action" || $0.name == "launching_finished" }
+    XCTAssertEqual(lifeEvents.map(\.name), ["launching_finished", "life_action", "life_action", "launching_finished"])
+    XCTAssertEqual(lifeEvents.last?.times, 1, "launchingFinished() called again changes nothing")
+    XCTAssertEqual(life.events.compactMap { $0.times == nil ? $0.fields["mode"]?.string : nil }, ["ran", "ran"])
     XCTAssertEqual(life.absent.compactMap { $0.fields["mode"]?.string }, ["held", "protected"])
     // Held instead (`after_life_actions`): protected per add, performed once per key, never run at once.
     var held = app
@@ -51,7 +53,10 @@ final class ContractModelLifeActionTests: XCTestCase, ContractModelSteps {
     held.lifeActions = ["serve", "serve"]
     let heldLife = try XCTUnwrap(
       ContractModel.lifeActionEvents(run([fault("task.ui", .segv), clean], held)[1], app: held))
-    XCTAssertEqual(heldLife.events.compactMap { $0.fields["mode"]?.string }, ["protected", "protected", "performed"])
+    XCTAssertEqual(
+      heldLife.events.compactMap { $0.times == nil ? $0.fields["mode"]?.string : nil },
+      ["protected", "protected", "performed"])
+    XCTAssertEqual(heldLife.events.last { $0.fields["mode"] == .string("performed") }?.times, 1, "performed once")
     XCTAssertEqual(heldLife.absent.compactMap { $0.fields["mode"]?.string }, ["ran"])
   }
 

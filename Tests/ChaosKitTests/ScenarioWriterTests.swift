@@ -41,7 +41,7 @@ final class ScenarioWriterTests: XCTestCase {
   }
 
   /// Issue 45: a divergence reproduced in 2 of 3 re-runs is written repeated so that it fails
-  /// reliably; the file says `repeat: 5` on the divergent launch and loads back as written.
+  /// reliably; the file says `repeat: 11` on the divergent launch and loads back as written.
   func testAnIntermittentBugIsWrittenWithRepeat() throws {
     let app = ExplorationApp(threshold: 2, levels: [], protectFinishes: true, lifeActions: ["serve"])
     let clean = ExplorationStep(edit: nil, action: .clean)
@@ -53,10 +53,10 @@ final class ScenarioWriterTests: XCTestCase {
     let repeated = try XCTUnwrap(sequence.repeated(divergent: 3, rounds: verdict.rounds()))
     let written = repeated.scenario(target: "chaos-target", baseApp: nil, path: "s.yaml")
     let text = ScenarioWriter.yaml(written, comments: ["An intermittent bug, \(verdict.summary) re-runs"])
-    XCTAssertTrue(text.contains("repeat: 5"), text)
+    XCTAssertTrue(text.contains("repeat: 11"), text)
     XCTAssertTrue(text.contains("reproduced in 2 of 3"), text)
     let loaded = try roundTrip(written)
-    XCTAssertEqual(loaded.launches.map(\.repeatCount), [1, 1, 5])
+    XCTAssertEqual(loaded.launches.map(\.repeatCount), [1, 1, 11])
     assertSameLaunches(written, loaded, "repeated")
   }
 

@@ -22,14 +22,17 @@ final class VerdictTests: XCTestCase {
     XCTAssertEqual(Verdict(reproduced: 0, reruns: 3).exitStatus(strictFlaky: true), 1)
   }
 
-  /// The smallest R with (1 - k/n)^R ≤ 1 %, at least 2, at most 20.
+  /// The smallest R with (1 - p)^R ≤ 5 %, p the 95 % lower bound of k/n, at least 2, at most 60.
   func testRoundsMakeAnIntermittentBugFailReliably() {
-    XCTAssertEqual(Verdict(reproduced: 2, reruns: 3).rounds(), 5)  // (1/3)^4 = 1.2 %, (1/3)^5 = 0.4 %
-    XCTAssertEqual(Verdict(reproduced: 1, reruns: 3).rounds(), 12)  // (2/3)^11 = 1.2 %, (2/3)^12 = 0.8 %
-    XCTAssertEqual(Verdict(reproduced: 1, reruns: 10).rounds(), 20, "capped")
-    XCTAssertEqual(Verdict(reproduced: 9, reruns: 10).rounds(), 2)
+    XCTAssertEqual(Verdict(reproduced: 2, reruns: 3).rounds(), 11)  // p = 0.254: 0.746^11 = 4.0 %
+    XCTAssertEqual(Verdict(reproduced: 1, reruns: 3).rounds(), 37)  // p = 0.078: 0.922^37 = 4.9 %
+    XCTAssertEqual(Verdict(reproduced: 8, reruns: 12).rounds(), 6)  // p = 0.432: 0.568^6 = 3.4 %
+    XCTAssertEqual(Verdict(reproduced: 1, reruns: 12).rounds(), 60, "capped")
+    XCTAssertEqual(Verdict(reproduced: 9, reruns: 10).rounds(), 3)
     XCTAssertEqual(Verdict(reproduced: 3, reruns: 3).rounds(), 1)
     XCTAssertEqual(Verdict(reproduced: 0, reruns: 3).rounds(), 1)
+    XCTAssertGreaterThanOrEqual(Verdict(reproduced: 4, reruns: 12).failureProbability(rounds: 18), 0.95)
+    XCTAssertLessThan(Verdict(reproduced: 4, reruns: 12).failureProbability(rounds: 17), 0.95)
   }
 
   /// A launch that leaves the model's state as it found it gets `repeat:`; any other makes the

@@ -41,6 +41,10 @@ public struct Explorer: Sendable {
     /// How often a shrunk divergence is re-run; it is confirmed only if every re-run fails the
     /// same way, else it is reported as flaky.
     public var reruns = 3
+    /// How many re-runs in all measure the rate of a divergence that some of the first
+    /// `reruns` reproduced, not all (an intermittent bug): that rate decides how often the
+    /// written scenario repeats it (`Verdict.rounds`).
+    public var rateReruns = 12
     /// A failure store (`--store`): a directory of minimal failing scenarios, keyed by what
     /// diverged, replayed before exploring and added to when a divergence is confirmed.
     public var store: String?
@@ -157,6 +161,13 @@ public struct Explorer: Sendable {
           }
           report.levelsConfigured.formUnion(1...max(1, sequence.app.levels.count))
           if sequence.app.customProtectsAt != nil { report.customPolicy = true }
+          var model = ContractModel()
+          for (step, prediction) in zip(sequence.steps, predictions).prefix(ran) {
+            for rule in ContractRule.reached(by: step, before: model, prediction: prediction, app: sequence.app) {
+              report.ruleLaunches[rule.rawValue, default: 0] += step.processes * step.repeatCount
+            }
+            _ = model.step(step, app: sequence.app)
+          }
           for (step, prediction) in zip(sequence.steps, predictions).prefix(ran) {
             if step.processes > 1 { report.sharedLaunches += 1 }
             guard let point = prediction.fired else { continue }
@@ -182,6 +193,12 @@ public struct Explorer: Sendable {
     sweeper.finish()
     var report = state.withLock { $0 }
     report.neverFired = report.declaredFailpoints.filter { (report.coverage[$0] ?? [:]).isEmpty }
+    report.ruleReach = ContractRule.allCases.map { rule in
+      let launches = report.ruleLaunches[rule.rawValue] ?? 0
+      return Report.RuleReach(
+        rule: rule.rawValue, launches: launches,
+        whyNone: launches > 0 ? nil : rule.whyNone(generator: generator, sequences: report.sequences))
+    }
     report.seconds = Date().timeIntervalSince(started)
     if let (sequence, result, secondsToFind) = found.withLock({ $0 }) {
       report.failure = shrinkAndWrite(sequence, result, runner: runner, secondsToFind: secondsToFind)

@@ -48,7 +48,13 @@ extension Explorer {
     var failure = Report.Failure(
       sequenceSeed: original.seed, originalLaunches: original.steps.count, shrunkLaunches: shrunk.steps.count,
       firstDifference: difference, secondsToFind: secondsToFind, secondsToShrink: 0, path: "", confirmed: false)
-    let reruns = rerun(scratch + "/\(name).yaml", kind: kind)
+    var reruns = rerun(scratch + "/\(name).yaml", kind: kind)
+    if reruns.contains(where: \.sameFailure), reruns.contains(where: { !$0.sameFailure }) {
+      // Some re-runs reproduced it, not all: more re-runs measure its rate, which decides how
+      // often the written scenario repeats it.
+      reruns += rerun(
+        scratch + "/\(name).yaml", kind: kind, rounds: options.rateReruns - reruns.count, from: reruns.count)
+    }
     failure.reruns = reruns.map(\.verdict)
     failure.rerunsFailedTheSameWay = reruns.filter(\.sameFailure).count
     let verdict = Verdict(reproduced: failure.rerunsFailedTheSameWay, reruns: reruns.count)
@@ -66,10 +72,16 @@ extension Explorer {
         let how =
           repeated.steps.count == shrunk.steps.count
           ? "launch \(divergentInShrunk) repeats \(rounds) times" : "the sequence runs \(rounds) times in a row"
+        failure.failureProbability = verdict.failureProbability(rounds: rounds)
         comments.insert(
-          "An intermittent bug, \(verdict.summary) re-runs: \(how) so that this file fails reliably.", at: 2)
+          "An intermittent bug, \(verdict.summary) re-runs: \(how), so that this file fails with "
+            + Self.percent(failure.failureProbability) + " probability at a rate of "
+            + Self.percent(verdict.rateLowerBound) + " a run (the 95 % lower bound of what the re-runs saw).", at: 2)
       } else {
-        comments.insert("An intermittent bug, \(verdict.summary) re-runs (not repeatable without timing).", at: 2)
+        failure.failureProbability = verdict.rateLowerBound
+        comments.insert(
+          "An intermittent bug, \(verdict.summary) re-runs (not repeatable without timing): this file fails in about "
+            + "\(verdict.summary.dropFirst("reproduced in ".count)) runs.", at: 2)
       }
     }
     failure.secondsToShrink = Date().timeIntervalSince(started)
@@ -107,17 +119,23 @@ extension Explorer {
     return failure
   }
 
-  /// Runs a written scenario `options.reruns` times, keeping each run's artifacts.
-  func rerun(_ path: String, kind: ScenarioFailure.Kind?) -> [(
+  /// "≥ 95 %": a probability as the report writes it, rounded down.
+  static func percent(_ value: Double) -> String { "≥ \(Int((value * 100).rounded(.down))) %" }
+
+  /// Runs a written scenario `rounds` times (`options.reruns` by default), keeping each run's
+  /// artifacts; rounds are numbered after `from`.
+  func rerun(_ path: String, kind: ScenarioFailure.Kind?, rounds: Int? = nil, from: Int = 0) -> [(
     verdict: String, sameFailure: Bool, artifacts: String?, divergent: Int?
   )] {
+    let count = rounds ?? self.options.reruns
+    guard count > 0 else { return [] }
     var options = RunOptions()
     options.artifactsDirectory = self.options.artifactsDirectory + "/reruns"
     options.keepArtifacts = true
     options.jobs = 1
     let runner = ScenarioRunner(options: options)
     guard var scenario = try? ScenarioLoader.load(path: path) else { return [] }
-    return (1...max(1, self.options.reruns)).map { round in
+    return ((from + 1)...(from + count)).map { round in
       scenario.name = "rerun \(round)"
       let run = runner.run(scenario, round: round)
       let verdict = run.passed ? "passed" : "\(run.status): \(Self.firstDifference(run))"

@@ -36,6 +36,10 @@ extension Explorer {
     public var sharedLaunches = 0
     /// Faults that fired only on a failpoint's second pass (a life action run twice).
     public var secondPassFaults = 0
+    /// For each rule of Explore.md's table, how many launches reached it, and why none did.
+    public var ruleReach: [RuleReach] = []
+    /// Launches per rule reached (`ContractRule`), gathered as sequences finish.
+    package var ruleLaunches: [String: Int] = [:]
     /// The failure store's scenarios replayed before exploring, and whether each passed.
     public var replayed: [Replay] = []
     /// The first divergence, shrunk; nil when every launch matched its prediction.
@@ -102,6 +106,10 @@ extension Explorer {
       /// How many times the written scenario repeats the divergent launch (`repeat:`) or
       /// itself (rounds in a row) to fail reliably; 1 when it fails every time.
       public var repeatRounds = 1
+      /// The chance that the written scenario fails on the broken library at the 95 % lower
+      /// bound of the re-runs' rate (1 when every re-run failed; for an intermittent bug not
+      /// repeatable without timing, that rate itself).
+      public var failureProbability = 1.0
       /// "reproduced in k of n".
       public var reproduced: String { "reproduced in \(rerunsFailedTheSameWay) of \(reruns.count)" }
     }

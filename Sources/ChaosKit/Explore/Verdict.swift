@@ -40,15 +40,38 @@ package enum Verdict: Sendable, Equatable {
     }
   }
 
+  /// The bug's chance per run, taken low: the one-sided 95 % Wilson score lower bound of k/n
+  /// (1 when confirmed, 0 when flaky). A rate seen in a few re-runs is uncertain: 1 of 3 may
+  /// be 1 of 10, so the written scenario is repeated for the rate the re-runs cannot rule out.
+  package var rateLowerBound: Double {
+    switch self {
+    case .confirmed: return 1
+    case .flaky: return 0
+    case .intermittent(let reproduced, let reruns):
+      let n = Double(reruns)
+      let rate = Double(reproduced) / n
+      let z = 1.645
+      let center = rate + z * z / (2 * n)
+      let margin = z * (rate * (1 - rate) / n + z * z / (4 * n * n)).squareRoot()
+      return max(0, (center - margin) / (1 + z * z / n))
+    }
+  }
+
   /// How many times the written scenario repeats its divergent launch (or itself) so that it
-  /// fails with probability at least `1 - miss`, taking the re-runs' rate k/n as the bug's
-  /// chance per run: the smallest R with (1 - k/n)^R ≤ miss, at most `cap`. 1 when confirmed
-  /// (it fails every time) or flaky (not written as a failure).
-  package func rounds(miss: Double = 0.01, cap: Int = 20) -> Int {
-    guard case .intermittent(let reproduced, let reruns) = self else { return 1 }
-    let rate = Double(reproduced) / Double(reruns)
+  /// fails with probability at least `1 - miss` at the rate `rateLowerBound`: the smallest R
+  /// with (1 - rate)^R ≤ miss, at most `cap`. 1 when confirmed (it failed every re-run) or flaky
+  /// (not written as a failure).
+  package func rounds(miss: Double = 0.05, cap: Int = 60) -> Int {
+    guard case .intermittent = self else { return 1 }
+    let rate = rateLowerBound
+    guard rate > 0 else { return cap }
     let needed = (log(miss) / log(1 - rate)).rounded(.up)
     return max(2, min(cap, Int(needed)))
+  }
+
+  /// The chance that a scenario repeated `rounds` times fails, at the rate `rateLowerBound`.
+  package func failureProbability(rounds: Int) -> Double {
+    1 - pow(1 - rateLowerBound, Double(max(1, rounds)))
   }
 }
 
