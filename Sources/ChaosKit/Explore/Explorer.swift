@@ -41,9 +41,9 @@ public struct Explorer: Sendable {
     /// How often a shrunk divergence is re-run; it is confirmed only if every re-run fails the
     /// same way, else it is reported as flaky.
     public var reruns = 3
-    /// How many re-runs in all measure the rate of a divergence that some of the first
-    /// `reruns` reproduced, not all (an intermittent bug): that rate decides how often the
-    /// written scenario repeats it (`Verdict.rounds`).
+    /// How many re-runs in all measure the rate of a divergence that any of the first `reruns`
+    /// reproduced: that rate decides whether it is intermittent and how often the written
+    /// scenario repeats it (`Verdict.rounds`).
     public var rateReruns = 12
     /// A failure store (`--store`): a directory of minimal failing scenarios, keyed by what
     /// diverged, replayed before exploring and added to when a divergence is confirmed.

@@ -49,9 +49,10 @@ extension Explorer {
       sequenceSeed: original.seed, originalLaunches: original.steps.count, shrunkLaunches: shrunk.steps.count,
       firstDifference: difference, secondsToFind: secondsToFind, secondsToShrink: 0, path: "", confirmed: false)
     var reruns = rerun(scratch + "/\(name).yaml", kind: kind)
-    if reruns.contains(where: \.sameFailure), reruns.contains(where: { !$0.sameFailure }) {
-      // Some re-runs reproduced it, not all: more re-runs measure its rate, which decides how
-      // often the written scenario repeats it.
+    if reruns.contains(where: \.sameFailure) {
+      // A bug: more re-runs measure its rate, which decides how often the written scenario
+      // repeats it. Three of three is no proof that it fails every time: a race that a
+      // sibling process wins 40 % of the time does so in 6 % of cases (found by CI/mutants).
       reruns += rerun(
         scratch + "/\(name).yaml", kind: kind, rounds: options.rateReruns - reruns.count, from: reruns.count)
     }
