@@ -6,6 +6,22 @@ import XCTest
 /// The contract model once every level failed ("What counts", Exhausted levels): staying
 /// degraded, and the generator reaching it.
 final class ContractModelExhaustedTests: XCTestCase, ContractModelSteps {
+  /// "Exhausted levels" under the default policy (the last level repeats): the launch that
+  /// protects once every level was attempted says so (`protect_exhausted`), one with a level
+  /// left does not. What a threshold policy's app shows, kvd included (issue 55).
+  func testTheLastLevelRepeatingIsAnnouncedAsExhausted() {
+    let app = ExplorationApp(threshold: 2, levels: [], protectFinishes: true, lifeActions: [])
+    let repair = fault("protect.begin", .segv)
+    let predictions = run([fault("task.ui", .segv), fault("task.ui", .segv), repair, clean], app)
+    XCTAssertEqual(predictions.map(\.exhausted), [false, false, false, true])
+    let sequence = ExplorationSequence(
+      seed: 1, app: app, steps: [fault("task.ui", .segv), fault("task.ui", .segv), repair, clean])
+    let launches = sequence.scenario(target: "chaos-target", baseApp: nil, path: "/tmp/x.yaml").launches
+    XCTAssertEqual(launches[2].expect.noEvents.map(\.name), ["protect_exhausted"], "level 1 not yet attempted")
+    XCTAssertEqual(launches[3].expect.events.last?.name, "protect_exhausted")
+    XCTAssertEqual(launches[3].expect.events.last?.times, 1)
+  }
+
   /// "`.stayDegraded`: the repair runs with `context.exhausted`, no deadline, `protectFinished()`
   /// is refused": the launch after the last level died exits 0 without relaunching, which is
   /// not counted; the launch after it repairs at the level its count gives and relaunches.

@@ -145,6 +145,7 @@ package struct ContractModel: Sendable, Equatable {
     var prediction = Prediction(
       outcome: .finished, signal: nil, exitCode: nil, count: count, mode: level == nil ? .normal : .protect,
       level: level, relaunched: false, stateCount: count, attemptedLevel: attemptedLevel ?? 0, fired: nil)
+    prediction.exhausted = level != nil && Self.exhausted(app, previousAttempt: previousAttempt)
     if level != nil, let status = app.exhaustedExitStatus, Self.exhausted(app, previousAttempt: previousAttempt) {
       // Every level failed: the process exits with the declared status before any repair or
       // launch code, and the next launch counts it (a non-zero exit).

@@ -221,6 +221,9 @@ package struct Prediction: Sendable, Equatable {
   package var lastUncountedExit: String?
   /// Where the injected fault fired, if it did (for coverage).
   package var fired: String?
+  /// The launch protects with every level of the ladder attempted (`protect_exhausted`, whatever
+  /// the policy then does); nil: not predicted (processes started at once).
+  package var exhausted: Bool?
   /// Every level failed and the app stays degraded (`whenExhausted(.stayDegraded)`).
   package var degraded = false
 }

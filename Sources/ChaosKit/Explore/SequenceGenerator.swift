@@ -125,6 +125,17 @@ package struct ExplorationSequence: Sendable, Equatable {
         EventPattern(name: "relaunch", fields: [:]), EventPattern(name: "launching_finished", fields: [:]),
       ]
     }
+    if let exhausted = prediction.exhausted {
+      // "Exhausted levels": the launch that protects once every level was attempted says so,
+      // whatever the policy then does (repeat the last level, exit, stay degraded); a launch
+      // that protects with a level left does not.
+      let event = EventPattern(name: "protect_exhausted", fields: [:])
+      if exhausted, !prediction.degraded {
+        expect.events.append(EventPattern(name: "protect_exhausted", fields: [:], times: 1))
+      } else if !exhausted, prediction.mode == .protect {
+        expect.noEvents.append(event)
+      }
+    }
     expect.count = prediction.count
     expect.mode = prediction.mode
     expect.level = prediction.level
