@@ -127,6 +127,8 @@ public final class LaunchOrganizer: Sendable {
         $0.launchID == finish.record.launchID || finish.resolved.contains($0.launchID)
       }
     }
+    // A launched app holds no descriptor on the state files.
+    stateStore.stopKeepingFiles()
     for problem in problems { emit(.stateProblem(problem)) }
   }
 

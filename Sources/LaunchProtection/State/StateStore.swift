@@ -43,6 +43,9 @@ public final class StateStore: Sendable {
   /// The lock's and the state file's descriptors, left by an update for the next one (see
   /// `KeptFiles`).
   private let kept = Mutex(KeptFiles())
+  /// Whether updates keep them: during the launch only (`stopKeepingFiles`), so that a
+  /// launched app holds no descriptor on the state files.
+  private let keepsFiles = Atomic<Bool>(true)
   /// The file this store last wrote, with its state: the next update of the same process
   /// (`launchingFinished` after `finishLaunching`) usually reads those bytes back and need
   /// neither check their slots nor decode them. A memo of a pure function: only a file equal
@@ -305,9 +308,21 @@ public final class StateStore: Sendable {
     return KeptFiles()
   }
 
-  /// Puts `files` back for the next update, unless a concurrent update already did (then they
-  /// are closed).
+  /// Closes the kept descriptors, and keeps none from now on: the launch finished, and later
+  /// updates (a life action, a cause recorded after the launch) are few.
+  package func stopKeepingFiles() {
+    keepsFiles.store(false, ordering: .releasing)
+    let files = kept.withLock { files in
+      defer { files = KeptFiles() }
+      return files
+    }
+    files.close()
+  }
+
+  /// Puts `files` back for the next update, unless a concurrent update already did, or the
+  /// store keeps none any more (then they are closed).
   private func keep(_ files: KeptFiles) {
+    guard keepsFiles.load(ordering: .acquiring) else { return files.close() }
     var files = files
     files.generation = ForkGeneration.current
     let spare = kept.withLock { slot -> KeptFiles in
