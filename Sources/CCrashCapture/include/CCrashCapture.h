@@ -88,6 +88,10 @@ pid_t lcc_current_thread_id(void);
 /// Glibc module does not import <sys/random.h>). Returns the bytes written, or -1 with errno.
 long lcc_random_bytes(void *buffer, size_t count);
 
+/// The effective uid the process had when it was executed (`getauxval(AT_EUID)`): no system
+/// call. It differs from `geteuid()` once the process changed its effective uid.
+unsigned int lcc_exec_effective_uid(void);
+
 /// Names the calling thread for the kernel (prctl(PR_SET_NAME); at most 15 bytes are kept), as
 /// /proc, gdb, top and crash records' `thread_name` show it. Not for a signal handler.
 void lcc_name_current_thread(const char *name);

@@ -119,7 +119,7 @@ public final class LaunchOrganizer: Sendable {
   /// The durable end of a finished launch: count 0, escalation forgotten, its sentinel and
   /// those it resolved removed. Idempotent: two threads may both write it.
   func writeFinish(_ finish: PendingFinish) {
-    let (_, problems) = stateStore.update { state in
+    let (_, problems) = stateStore.updateEndingLaunch { state in
       state.consecutiveCrashes = 0
       state.attemptedProtectLevel = nil
       state.lastDependencyOutage = nil
@@ -127,8 +127,6 @@ public final class LaunchOrganizer: Sendable {
         $0.launchID == finish.record.launchID || finish.resolved.contains($0.launchID)
       }
     }
-    // A launched app holds no descriptor on the state files.
-    stateStore.stopKeepingFiles()
     for problem in problems { emit(.stateProblem(problem)) }
   }
 

@@ -1,3 +1,5 @@
+import CCrashCapture
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Musl)
@@ -34,7 +36,7 @@ struct StateDirectory: Sendable {
   /// checked against the trust rule for `uid`. `notices`: problems that do not stop the use of
   /// the directory (another user's state file in a shared directory, ignored).
   static func open(
-    _ configured: String, create: Bool, uid: uid_t = geteuid(), readerGroup: UInt32? = nil,
+    _ configured: String, create: Bool, uid given: uid_t? = nil, readerGroup: UInt32? = nil,
     notices: inout [StateProblem]
   ) -> Result<StateDirectory?, StateProblem> {
     var fd = openDirectory(configured)
@@ -49,6 +51,14 @@ struct StateDirectory: Sendable {
       let code = errno
       close(fd)
       return .failure(.writeFailed(path: configured, operation: "fstat directory", errno: code))
+    }
+    // The effective uid: `getauxval(AT_EUID)`, what it was at exec, costs no system call and is
+    // the answer unless the process changed it since (a daemon dropping root). `geteuid()` is
+    // asked whenever that value would decide anything: the directory is neither root's nor the
+    // exec-time uid's, or other users can write it (its private subdirectory is named after it).
+    var uid = given ?? uid_t(lcc_exec_effective_uid())
+    if given == nil, (info.st_uid != uid && info.st_uid != 0) || FileTrust.othersCanWrite(info.st_mode) {
+      uid = geteuid()
     }
     guard FileTrust.ownerIsTrusted(info.st_uid, uid: uid) else {
       close(fd)

@@ -43,7 +43,7 @@ public final class StateStore: Sendable {
   /// The lock's and the state file's descriptors, left by an update for the next one (see
   /// `KeptFiles`).
   private let kept = Mutex(KeptFiles())
-  /// Whether updates keep them: during the launch only (`stopKeepingFiles`), so that a
+  /// Whether updates keep them: during the launch only (`updateEndingLaunch`), so that a
   /// launched app holds no descriptor on the state files.
   private let keepsFiles = Atomic<Bool>(true)
   /// The file this store last wrote, with its state: the next update of the same process
@@ -155,7 +155,7 @@ public final class StateStore: Sendable {
   public func read() throws(ReadError) -> LaunchState? {
     var notices: [StateProblem] = []
     let opened: StateDirectory
-    switch StateDirectory.open(directory, create: false, uid: owner ?? geteuid(), notices: &notices) {
+    switch StateDirectory.open(directory, create: false, uid: owner, notices: &notices) {
     case .success(nil): return nil
     case .success(let some?): opened = some
     case .failure(let problem): throw ReadError(problem: problem)
@@ -189,9 +189,17 @@ public final class StateStore: Sendable {
     update(replacingWith: nil, body)
   }
 
-  private func update<T>(replacingWith replacement: LaunchState?, _ body: (inout LaunchState, StateDirectory?) -> T)
-    -> (result: T, problems: [StateProblem])
-  {
+  /// `update` for the launch's end: its descriptors are closed, not kept, and none is kept from
+  /// then on (a launched app holds no descriptor on the state files).
+  func updateEndingLaunch<T>(_ body: (inout LaunchState) -> T) -> (result: T, problems: [StateProblem]) {
+    update(replacingWith: nil, endingLaunch: true) { state, _ in body(&state) }
+  }
+
+  private func update<T>(
+    replacingWith replacement: LaunchState?, endingLaunch: Bool = false,
+    _ body: (inout LaunchState, StateDirectory?) -> T
+  ) -> (result: T, problems: [StateProblem]) {
+    if endingLaunch { keepsFiles.store(false, ordering: .releasing) }
     var problems: [StateProblem] = []
     var check = false
     guard let directory = openDirectory(&problems, check: &check) else {
@@ -252,17 +260,23 @@ public final class StateStore: Sendable {
     // then closed, not kept.
     var stateRenamed = false
     defer {
-      if !stateRenamed, file.fd >= 0, let identity = file.identity {
+      let keeping = keepsFiles.load(ordering: .acquiring)
+      if keeping, !stateRenamed, file.fd >= 0, let identity = file.identity {
         files.state = file.fd
         files.stateWritable = file.writable
         files.stateIdentity = identity
       } else {
         file.close()
       }
-      // Unlocked before it is put back: an update that takes it then locks it anew.
       if let lock {
-        lock.release()
-        files.lock = lock.fd
+        if keeping {
+          // Unlocked before it is put back: an update that takes it then locks it anew.
+          lock.release()
+          files.lock = lock.fd
+        } else {
+          // Closing its only descriptor releases the flock.
+          closeDescriptor(lock.fd)
+        }
       }
       keep(files)
     }
@@ -308,17 +322,6 @@ public final class StateStore: Sendable {
     return KeptFiles()
   }
 
-  /// Closes the kept descriptors, and keeps none from now on: the launch finished, and later
-  /// updates (a life action, a cause recorded after the launch) are few.
-  package func stopKeepingFiles() {
-    keepsFiles.store(false, ordering: .releasing)
-    let files = kept.withLock { files in
-      defer { files = KeptFiles() }
-      return files
-    }
-    files.close()
-  }
-
   /// Puts `files` back for the next update, unless a concurrent update already did, or the
   /// store keeps none any more (then they are closed).
   private func keep(_ files: KeptFiles) {
@@ -344,7 +347,7 @@ public final class StateStore: Sendable {
       case .notYet:
         var notices: [StateProblem] = []
         let result = StateDirectory.open(
-          directory, create: true, uid: owner ?? geteuid(), readerGroup: readerGroup, notices: &notices)
+          directory, create: true, uid: owner, readerGroup: readerGroup, notices: &notices)
         problems += notices
         switch result {
         case .success(let directory?):
