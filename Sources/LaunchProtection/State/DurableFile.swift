@@ -106,41 +106,9 @@ enum DurableFile {
   }
 
   /// The whole contents of the open file `fd` from its start, with `pread` (a kept descriptor's
-  /// offset is wherever the last read left it).
+  /// offset is wherever the last read left it), read as `openForUpdate` reads it.
   static func reread(_ fd: Int32) -> Result<[UInt8], Failure> {
-    var bytes: [UInt8] = []
-    var capacity = 2 * 4096 + 1
-    while true {
-      var code: Int32 = 0
-      var atEnd = false
-      let offset = bytes.count
-      let chunk = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
-        count = 0
-        while count < buffer.count {
-          let read = pread(fd, buffer.baseAddress! + count, buffer.count - count, off_t(offset + count))
-          if read < 0 {
-            if errno == EINTR { continue }
-            code = errno
-            return
-          }
-          if read == 0 {
-            atEnd = true
-            return
-          }
-          count += read
-          // A state file is read in one call; a short read is its end (as `readState` assumes).
-          if count < buffer.count {
-            atEnd = true
-            return
-          }
-        }
-      }
-      if code != 0 { return .failure(Failure(operation: "read", errno: code)) }
-      // The first chunk is the usual whole file: taken as it is, not copied.
-      if bytes.isEmpty { bytes = chunk } else { bytes += chunk }
-      if atEnd { return .success(bytes) }
-      capacity = max(4096, bytes.count)
-    }
+    readAtOnce(fd, capacity: 2 * 4096 + 1, from: 0)
   }
 
   /// Opens `name` of `directory` read-write (read-only when writing is refused) and reads it
@@ -188,24 +156,28 @@ enum DurableFile {
   }
 
   /// `fd`'s contents from one `read` of `capacity` bytes when it returns short (the end was
-  /// reached); a read that fills the buffer is followed by `readAll` to the end.
-  private static func readAtOnce(_ fd: Int32, capacity: Int) -> Result<[UInt8], Failure> {
+  /// reached); a read that fills the buffer is followed by `readAll` to the end. With `offset`,
+  /// read from there with `pread`, whatever the descriptor's own offset.
+  private static func readAtOnce(_ fd: Int32, capacity: Int, from offset: Int? = nil) -> Result<[UInt8], Failure> {
     var code: Int32 = 0
     let first = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
       count = 0
       var read = -1
-      repeat { read = readDescriptor(fd, buffer.baseAddress!, buffer.count) } while read < 0 && errno == EINTR
+      repeat {
+        read = readDescriptor(fd, buffer.baseAddress!, buffer.count, at: offset)
+      } while read < 0 && errno == EINTR
       if read < 0 { code = errno } else { count = read }
     }
     if code != 0 { return .failure(Failure(operation: "read", errno: code)) }
     guard first.count == capacity else { return .success(first) }
-    return readAll(fd).map { first + $0 }
+    return readAll(fd, from: offset.map { $0 + first.count }).map { first + $0 }
   }
 
   /// The contents of an open file. A regular file is read in reads of the size `fstat` gave
   /// (one for the state file: its size changes only by a rename, which makes a new inode, so
-  /// no extra read is spent to find the end); anything else until a read returns 0.
-  private static func readAll(_ fd: Int32) -> Result<[UInt8], Failure> {
+  /// no extra read is spent to find the end); anything else until a read returns 0. With
+  /// `offset`, from there with `pread`.
+  private static func readAll(_ fd: Int32, from offset: Int? = nil) -> Result<[UInt8], Failure> {
     var info = stat()
     let size: Int? =
       fstat(fd, &info) == 0 && info.st_mode & S_IFMT == S_IFREG && info.st_size > 0 ? Int(info.st_size) : nil
@@ -215,10 +187,12 @@ enum DurableFile {
       var code: Int32 = 0
       var atEnd = false
       // Uninitialized: nothing is zeroed only to be overwritten by the read.
+      let position = offset.map { $0 + bytes.count }
       let chunk = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
         count = 0
         while count < buffer.count {
-          let read = readDescriptor(fd, buffer.baseAddress! + count, buffer.count - count)
+          let read = readDescriptor(
+            fd, buffer.baseAddress! + count, buffer.count - count, at: position.map { $0 + count })
           if read < 0 {
             if errno == EINTR { continue }
             code = errno
@@ -338,6 +312,7 @@ enum DurableFile {
 // The C library's `close` and `read` by names of their own: `Opened.close()` and the locals
 // named `read` hide the global functions, and a `Glibc.` prefix would not build against musl.
 private func closeDescriptor(_ fd: Int32) -> Int32 { close(fd) }
-private func readDescriptor(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
-  read(fd, buffer, count)
+private func readDescriptor(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int, at offset: Int?) -> Int {
+  guard let offset else { return read(fd, buffer, count) }
+  return pread(fd, buffer, count, off_t(offset))
 }
