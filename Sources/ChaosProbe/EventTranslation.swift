@@ -38,7 +38,7 @@ enum EventTranslation {
     case .stateProblem(let problem):
       var fields: [String: any Sendable] = ["kind": problem.kind, "detail": problem.description, "path": problem.path]
       if let owner = problem.owner { fields["owner"] = Int(owner) }
-      if let mode = problem.mode { fields["mode"] = FileMode.octal(mode) }
+      if let mode = problem.mode { fields["mode"] = FileTrust.octal(mode) }
       log.emit("state_problem", fields)
     case .exceptionRecorded(let cause):
       log.emit("exception_recorded", ["type": cause.type])
@@ -83,13 +83,5 @@ enum EventTranslation {
   static func modeName(_ mode: LaunchMode) -> String {
     if case .protect = mode { return "protect" }
     return "normal"
-  }
-}
-
-/// `st_mode`'s permission bits as the octal text `ls` and `chmod` use (`0777`, `2775`).
-enum FileMode {
-  static func octal(_ mode: UInt32) -> String {
-    let digits = String(mode & 0o7777, radix: 8)
-    return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
   }
 }

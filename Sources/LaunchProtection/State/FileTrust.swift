@@ -7,7 +7,7 @@
 /// The trust rule for what the library reads from its state directory: a file is used only
 /// when it is a regular file owned by this process's effective uid or by root (the directory
 /// rule is `StateDirectory`'s). One `fstat` of what was opened, no second lookup by path.
-enum FileTrust {
+package enum FileTrust {
   /// Root, or the effective uid the state belongs to.
   static func ownerIsTrusted(_ owner: uid_t, uid: uid_t) -> Bool { owner == uid || owner == 0 }
 
@@ -52,9 +52,13 @@ enum FileTrust {
   }
 
   /// `mode 0777`, `mode 2775`: the permission bits with setuid, setgid and sticky, in octal.
-  static func modeText(_ mode: mode_t) -> String {
+  static func modeText(_ mode: mode_t) -> String { "mode " + octal(mode) }
+
+  /// The permission bits as `ls` and `chmod` write them (`0777`, `2775`): the `mode` of a
+  /// `state_problem` event (ChaosProbe) and of the problem's words.
+  package static func octal(_ mode: mode_t) -> String {
     let bits = String(mode & 0o7777, radix: 8)
-    return "mode " + String(repeating: "0", count: max(0, 4 - bits.count)) + bits
+    return String(repeating: "0", count: max(0, 4 - bits.count)) + bits
   }
 
   /// Lets `group` read what `fd` is: its group set first, then `mode`; a failed `fchown` (not a
