@@ -65,15 +65,8 @@ enum EventTranslation {
   /// taken_after_us?}`: `during_launch` says whether the owner took SIGTERM during the launch
   /// (exact, for scenarios; the time is not).
   static func emit(_ report: StopSignalReport, to log: EventLog) {
-    let owner: String
-    switch report.owner {
-    case .ignored: owner = "ignored"
-    case .dispatchSource: owner = "dispatch_source"
-    case .handler: owner = "handler"
-    case .signalfd: owner = "signalfd"
-    }
     var fields: [String: Any] = [
-      "owner": owner, "stops_recorded": report.stopsRecorded, "during_launch": report.takenAfter != nil,
+      "owner": report.owner.name, "stops_recorded": report.stopsRecorded, "during_launch": report.takenAfter != nil,
       "stop_can_go_unrecorded": report.stopCanGoUnrecorded, "advice": report.advice,
     ]
     if let after = report.takenAfter { fields["taken_after_us"] = Int(after.wholeMicroseconds) }

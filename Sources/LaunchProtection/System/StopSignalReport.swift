@@ -24,18 +24,37 @@
 /// does): ``stopCanGoUnrecorded`` tells the two apart, and the swift-log sink logs only a
 /// report where a stop can go unrecorded at `notice` or above.
 public struct StopSignalReport: Sendable, Equatable, CustomStringConvertible {
-  /// The owner of SIGTERM.
-  public enum Owner: Sendable, Equatable {
+  /// The owner of SIGTERM. A struct, not an enum, so that a later version can name a new kind
+  /// of owner without breaking a caller's `switch`: compare with the values below, or switch
+  /// over ``name`` and keep a `default`.
+  public struct Owner: Hashable, Sendable, CustomStringConvertible {
+    /// The machine-readable name (`ignored`, `dispatch_source`, `handler`, `signalfd`), as the
+    /// `stop_signal` event and log lines carry it.
+    public let name: String
+    /// The descriptor of a ``signalfd(descriptor:)`` owner; nil for the others.
+    public let descriptor: Int32?
+
+    private init(_ name: String, descriptor: Int32? = nil) {
+      self.name = name
+      self.descriptor = descriptor
+    }
+
     /// SIGTERM is ignored (`SIG_IGN`): a SIGTERM is no stop, and a stop must come another way.
-    case ignored
+    public static let ignored = Owner("ignored")
     /// A Dispatch signal source took SIGTERM (libdispatch's handler replaced the organizer's);
     /// the organizer added a source of its own beside it.
-    case dispatchSource
+    public static let dispatchSource = Owner("dispatch_source")
     /// A handler replaced the organizer's; the organizer's went in front of it again.
-    case handler
+    public static let handler = Owner("handler")
     /// SIGTERM is blocked and read through a signalfd (this descriptor) that is not
     /// libdispatch's: the organizer cannot see a stop taken there.
-    case signalfd(descriptor: Int32)
+    public static func signalfd(descriptor: Int32) -> Owner { Owner("signalfd", descriptor: descriptor) }
+
+    /// Whether this is a ``signalfd(descriptor:)`` owner, whatever its descriptor.
+    public var isSignalfd: Bool { name == "signalfd" }
+
+    /// The name.
+    public var description: String { name }
   }
 
   /// Who owns SIGTERM.
@@ -55,47 +74,48 @@ public struct StopSignalReport: Sendable, Equatable, CustomStringConvertible {
 
   /// Whether every later SIGTERM of this launch is recorded as a stop.
   public var stopsRecorded: Bool {
-    switch owner {
-    case .dispatchSource, .handler: true
-    case .ignored, .signalfd: false
-    }
+    owner == .dispatchSource || owner == .handler
   }
 
   /// Whether a SIGTERM during this launch can end the process without its stop being recorded
   /// (the next launch would count it): SIGTERM ignored or read where the organizer cannot see
   /// it, or an owner taken during the launch, before the organizer adopted it, in an app that
-  /// declared no shutdown path calling `stopRequested()`.
+  /// declared no shutdown path calling `stopRequested()`. A declared path records a stop once
+  /// the app reaches it: a launch that hangs before (in a server's start) is ended by its
+  /// deadline and counts as a hang.
   public var stopCanGoUnrecorded: Bool {
     !stopsRecorded || (takenAfter != nil && !shutdownPathDeclared)
   }
 
   /// The one call that fixes it, or what the adoption means.
   public var advice: String {
-    switch owner {
-    case .ignored:
-      "SIGTERM is ignored: call organizer.stopRequested() from whatever stops your app"
-    case .dispatchSource where takenAfter != nil && shutdownPathDeclared,
-      .handler where takenAfter != nil && shutdownPathDeclared:
-      "a SIGTERM that reached this owner before it was adopted is recorded by the app's shutdown path"
-        + " (declareShutdownPath); nothing to do"
-    case .dispatchSource, .handler:
-      "a SIGTERM that reaches this owner before the organizer adopts it (within half a millisecond,"
-        + " later when every core is busy) is not recorded, and the next launch counts it as a crash;"
-        + " make your signal source or handler before finishLaunching/launch, chain your handler to the"
-        + " one it replaced, or call organizer.stopRequested() from your shutdown path and tell the"
-        + " organizer with organizer.declareShutdownPath()"
-    case .signalfd(let descriptor):
-      "SIGTERM is read through signalfd \(descriptor): call organizer.stopRequested() where you read it"
+    if owner == .ignored {
+      return "SIGTERM is ignored: call organizer.stopRequested() from whatever stops your app"
     }
+    if let descriptor = owner.descriptor {
+      return "SIGTERM is read through signalfd \(descriptor): call organizer.stopRequested() where you read it"
+    }
+    if takenAfter != nil && shutdownPathDeclared {
+      return "a SIGTERM that reached this owner before it was adopted is recorded by the app's shutdown path"
+        + " (declareShutdownPath); nothing to do"
+    }
+    return "a SIGTERM that reaches this owner before the organizer adopts it (within half a millisecond,"
+      + " later when every core is busy) is not recorded, and the next launch counts it as a crash;"
+      + " make your signal source or handler before finishLaunching/launch, chain your handler to the"
+      + " one it replaced, or call organizer.stopRequested() from your shutdown path and tell the"
+      + " organizer with organizer.declareShutdownPath()"
   }
 
   public var description: String {
     let who: String
-    switch owner {
-    case .ignored: who = "SIGTERM is ignored"
-    case .dispatchSource: who = "a Dispatch signal source took SIGTERM"
-    case .handler: who = "a signal handler took SIGTERM"
-    case .signalfd(let descriptor): who = "SIGTERM is read through signalfd \(descriptor)"
+    if owner == .ignored {
+      who = "SIGTERM is ignored"
+    } else if owner == .dispatchSource {
+      who = "a Dispatch signal source took SIGTERM"
+    } else if let descriptor = owner.descriptor {
+      who = "SIGTERM is read through signalfd \(descriptor)"
+    } else {
+      who = "a signal handler took SIGTERM"
     }
     let when = takenAfter.map { " \($0.wholeMicroseconds) µs into the launch" } ?? " at the launch"
     let recorded =
