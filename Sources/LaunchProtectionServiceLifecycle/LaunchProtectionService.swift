@@ -81,6 +81,9 @@ public final class LaunchProtectionService: Service, CustomStringConvertible {
   /// finished) and returns.
   /// Cancelled without a graceful shutdown, it returns without recording anything.
   public func run() async throws {
+    // Its group made its signal sources just before running it: adopt SIGTERM's new owner now,
+    // not at the watcher's next look, so that a SIGTERM in between is recorded sooner.
+    organizer.adoptStopSignalOwner()
     await withTaskGroup(of: Void.self) { group in
       if let readiness {
         group.addTask { [self] in

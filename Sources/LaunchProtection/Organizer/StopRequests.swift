@@ -56,6 +56,14 @@ extension LaunchOrganizer {
     ShutdownPaths.declare(self)
   }
 
+  /// Looks at SIGTERM's owner now, on the caller's thread, instead of at the watcher's next
+  /// look (every half millisecond): a service that runs right after its group made a signal
+  /// source (``LaunchProtectionService``, `ServerLaunch`) calls it first, which shortens the
+  /// window in which a SIGTERM reaches that source alone. Nothing happens outside a launch.
+  package func adoptStopSignalOwner() {
+    StopSignal.shared.checkOwner(for: self)
+  }
+
   /// Whether ``declareShutdownPath()`` was called for this organizer.
   public var hasDeclaredShutdownPath: Bool {
     ShutdownPaths.isDeclared(self)
@@ -211,6 +219,13 @@ final class StopSignal: Sendable {
   /// Our Dispatch source saw a SIGTERM (on its queue).
   private func sourceFired() {
     state.withLock { $0.watch.organizer }?.stopRequested()
+  }
+
+  /// Re-checks who owns SIGTERM now, from the caller's thread, while `organizer`'s launch is
+  /// armed (the checks are serialised by the C side's lock and this object's).
+  func checkOwner(for organizer: LaunchOrganizer) {
+    guard state.withLock({ $0.watch.organizer === organizer }), lcc_stop_signal_armed() != 0 else { return }
+    checkOwner()
   }
 
   /// Re-checks who owns SIGTERM while a launch is armed (from the watcher thread).
