@@ -7,7 +7,7 @@ import Synchronization
 /// `ok\n` and closes it; down, nothing listens and a connect is refused (ECONNREFUSED).
 ///
 /// Down, the listening socket is really closed; the port is held by a socket that is bound
-/// (SO_REUSEADDR) but not listening, which the kernel answers with a reset as for a closed
+/// (SO_REUSEADDR, SO_REUSEPORT) but not listening, which the kernel answers with a reset as for a closed
 /// port, so no other program (a launch's `CHAOS_PORT`) is given the port meanwhile; up, that
 /// socket listens again. Every socket call runs on the listener's one thread; the runner asks
 /// for a state with `set` and gets it once the thread made it so. `close` ends the thread
@@ -142,11 +142,17 @@ package final class DependencyServer: Sendable {
           if listen(socket, 128) == 0 { listening = true } else { problem = Self.systemError("listen") }
         }
       } else if wanted != .up, listening || socket < 0 {
-        // Really closed: a refused connect, as for a server that is not running.
-        Glibc.close(socket)
-        listening = false
-        socket = -1
-        do { socket = try Self.bind(port: port).fd } catch { problem = error.description }
+        // Really closed: a refused connect, as for a server that is not running. The socket
+        // that holds the port is bound before the listener closes (SO_REUSEPORT allows both),
+        // so the port is never free: a connect elsewhere could take it as its local port.
+        do {
+          let holder = try Self.bind(port: port).fd
+          if socket >= 0 { Glibc.close(socket) }
+          socket = holder
+          listening = false
+        } catch {
+          problem = error.description
+        }
       }
       let applied = state.withLock { state in
         guard state.applied < generation else { return false }
@@ -188,14 +194,16 @@ package final class DependencyServer: Sendable {
     }
   }
 
-  /// A non-blocking TCP socket bound to 127.0.0.1:`port` with SO_REUSEADDR (0: a free port),
-  /// not listening.
+  /// A non-blocking TCP socket bound to 127.0.0.1:`port` with SO_REUSEADDR and SO_REUSEPORT
+  /// (0: a free port), not listening. SO_REUSEPORT lets the socket that holds a port while the
+  /// dependency is down be bound before the listener closes.
   private static func bind(port: Int) throws(Failure) -> (fd: Int32, port: Int) {
     let fd = socket(
       AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     guard fd >= 0 else { throw Failure(description: systemError("socket")) }
     var one: Int32 = 1
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+    setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, socklen_t(MemoryLayout<Int32>.size))
     var address = LoopbackAddress(port: port)
     let bound = address.withSocketAddress { Glibc.bind(fd, $0, $1.pointee) == 0 && getsockname(fd, $0, $1) == 0 }
     guard bound else {
