@@ -69,6 +69,11 @@ enum ExploreReportText {
     lines.append(
       "launches of several processes on one state directory: \(report.sharedLaunches); faults on a failpoint's second pass: \(report.secondPassFaults)"
     )
+    if report.unseenStops > 0 {
+      lines.append(
+        "stops the organizer could not see, judged as hangs: \(report.unseenStops) (the SIGTERM came before it adopted "
+          + "a signal owner made during the launch, or after the launch deadline fired)")
+    }
     if !report.neverFired.isEmpty {
       lines.append(
         "never fired in this run: \(report.neverFired.joined(separator: ", ")) (a failpoint on a path no launch took, "

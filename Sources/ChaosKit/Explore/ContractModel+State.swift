@@ -49,7 +49,7 @@ extension ContractModel {
     after step: ExplorationStep, finished: Bool, _ prediction: inout Prediction, app: ExplorationApp
   ) {
     var stoppedAtFailpoint = false
-    if case .sigterm = step.action, step.reached, prediction.signal == SIGTERM { stoppedAtFailpoint = true }
+    if case .sigterm = step.judgedAction, step.reached, prediction.signal == SIGTERM { stoppedAtFailpoint = true }
     if step.processes > 1 {
       // Which sibling counted which is timing: the records left after a shared crash are too.
       records = finished ? 0 : nil

@@ -167,7 +167,7 @@ package struct ContractModel: Sendable, Equatable {
     var kind: FaultKind?
     var terminated = false
     // A fault whose failpoint the run showed did not fire is a launch without it.
-    switch step.reached ? step.action : .clean {
+    switch step.reached ? step.judgedAction : .clean {
     case .fault(let at, let fault):
       // A return(errno) only fails tasks; elsewhere it is not a fault.
       if fault != .ioError || at.hasPrefix("task.") {

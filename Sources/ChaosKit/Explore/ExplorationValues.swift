@@ -85,6 +85,18 @@ package struct ExplorationStep: Sendable, Equatable {
   /// False once the run showed its failpoint never fired: the model predicts the launch as one
   /// without the fault, which is still injected (the written scenario runs what ran).
   var reached = true
+  /// True once the run showed that its SIGTERM reached the process where the organizer could
+  /// not see it: before the organizer adopted a signal owner made during the launch (the
+  /// window LaunchProtection documents), or after the launch deadline had already fired. The
+  /// launch is then what it was without the stop: held at its failpoint, a hang.
+  var stopUnseen = false
+
+  /// What the model predicts the launch as: its action, or a hang at the failpoint for a stop
+  /// the organizer could not see (``stopUnseen``).
+  var judgedAction: LaunchAction {
+    if stopUnseen, case .sigterm(let point) = action { return .fault(point: point, kind: .hang) }
+    return action
+  }
 
   /// The failpoint its fault or stop is injected at, if any.
   var injectedPoint: String? {

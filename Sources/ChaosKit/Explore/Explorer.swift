@@ -155,6 +155,7 @@ public struct Explorer: Sendable {
           report.verdicts.append(verdict)
           report.launches += result.processes.count
           for point in judgement.notReached { report.notReached[point, default: 0] += 1 }
+          report.unseenStops += sequence.steps.prefix(ran).filter(\.stopUnseen).count
           for prediction in predictions.prefix(ran) {
             if prediction.mode == .protect { report.protectLaunches += 1 }
             if let level = prediction.level { report.levelsReached.insert(level) }

@@ -36,6 +36,10 @@ extension Explorer {
     public var sharedLaunches = 0
     /// Faults that fired only on a failpoint's second pass (a life action run twice).
     public var secondPassFaults = 0
+    /// Stops the organizer could not see, judged as hangs at their failpoint: the SIGTERM came
+    /// before the organizer adopted an owner made during the launch (the documented window),
+    /// or after the launch deadline fired.
+    public var unseenStops = 0
     /// For each rule of Explore.md's table, how many launches reached it, and why none did.
     public var ruleReach: [RuleReach] = []
     /// Launches per rule reached (`ContractRule`), gathered as sequences finish.

@@ -21,6 +21,7 @@ final class Judgement: Sendable {
     for index in fresh.steps.indices {
       fresh.steps[index].reached = true
       fresh.steps[index].firedAfterLaunch = false
+      fresh.steps[index].stopUnseen = false
     }
     state = Mutex(State(sequence: fresh))
   }
@@ -33,7 +34,9 @@ final class Judgement: Sendable {
 
   /// The judge to give the runner.
   var judge: LaunchJudge {
-    LaunchJudge(setup: { [self] launch in setup(launch) }, expect: { [self] launch, events in decide(launch, events) })
+    LaunchJudge(
+      setup: { [self] launch in setup(launch) },
+      expect: { [self] launch, events, signalledAt in decide(launch, events, signalledAt: signalledAt) })
   }
 
   /// A reboot or a reused pid needs the dead launch the sequence was generated with; when that
@@ -52,7 +55,7 @@ final class Judgement: Sendable {
     }
   }
 
-  private func decide(_ launch: Int, _ events: [[TargetEvent]]) -> Expectation? {
+  private func decide(_ launch: Int, _ events: [[TargetEvent]], signalledAt: [UInt64?]) -> Expectation? {
     state.withLock { state -> Expectation? in
       let index = launch - 1
       guard state.sequence.steps.indices.contains(index) else { return nil }
@@ -70,12 +73,37 @@ final class Judgement: Sendable {
           state.sequence.steps[index].firedAfterLaunch = true
         }
       }
+      if case .sigterm(let point) = step.action, events.count == 1 {
+        state.sequence.steps[index].stopUnseen = Self.stopUnseen(
+          at: point, in: events[0], signalledAt: signalledAt.first ?? nil)
+      }
       let sequence = state.sequence
       return ExplorationSequence.launch(sequence.steps[index], sequence.predictions[index], app: sequence.app).expect
     }
   }
 
   enum Firing: Equatable { case duringLaunch, afterLaunch }
+
+  /// Whether a stop sent at `point` reached the process where the organizer could not see it,
+  /// as the events show (the organizer recorded no `stop_requested`):
+  /// - the organizer adopted a SIGTERM owner made during the launch only after the failpoint
+  ///   that the harness's signal waits for (LaunchProtection's documented adoption window:
+  ///   the signal may have reached that owner first);
+  /// - or the launch deadline had fired (`launch_hang`) before the harness sent the signal
+  ///   (a loaded machine's late delivery).
+  static func stopUnseen(at point: String, in events: [TargetEvent], signalledAt: UInt64?) -> Bool {
+    guard !events.contains(where: { $0.name == "stop_requested" }),
+      let fired = events.firstIndex(where: { $0.name == "failpoint" && $0["name"]?.string == point })
+    else { return false }
+    let adoptedLate = events[(fired + 1)...].contains {
+      $0.name == "stop_signal" && $0["during_launch"]?.bool == true
+    }
+    let deadlineFirst =
+      signalledAt.map { sent in
+        events.contains { $0.name == "launch_hang" && $0.time <= sent }
+      } ?? false
+    return adoptedLate || deadlineFirst
+  }
 
   /// Whether `point` fired in a process's events, and whether after it finished launching.
   static func firing(of point: String, in events: [TargetEvent]) -> Firing? {

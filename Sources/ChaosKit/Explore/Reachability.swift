@@ -35,7 +35,7 @@ package enum ContractRule: String, CaseIterable, Sendable {
     let place = prediction.fired.map { ContractModel.place(of: $0, in: step, app: app) }
     let diedInLaunch = prediction.fired != nil && place != .afterLaunch
     var kind: FaultKind?
-    if case .fault(_, let fault) = step.action { kind = fault }
+    if case .fault(_, let fault) = step.judgedAction { kind = fault }
     if diedInLaunch, kind != nil { rules.append(.deathBeforeFinish) }
     if diedInLaunch, kind == .hang, app.deadlineSeconds != nil, prediction.signal == SIGABRT { rules.append(.deadline) }
     let previousAttempt = before.pendingDead > 0 ? before.attemptedLevel : nil
@@ -44,7 +44,7 @@ package enum ContractRule: String, CaseIterable, Sendable {
     {
       rules.append(.exhaustedLevels)
     }
-    if case .sigterm = step.action, diedInLaunch { rules.append(.stop) }
+    if case .sigterm = step.judgedAction, diedInLaunch { rules.append(.stop) }
     if step.edit == .reboot, before.deadSentinel { rules.append(.reboot) }
     if step.edit == .newBinary, before.count + before.pendingDead > 0 { rules.append(.newBinary) }
     if prediction.fired != nil, place == .afterLaunch, prediction.outcome != .finished {

@@ -237,6 +237,7 @@ public struct ScenarioRunner: Sendable {
     }
     // Wait for all; each has its own watchdog deadline measured from its spawn.
     var ends: [pid_t: (ProcessEnd, UInt64)] = [:]
+    var signalledAt: [pid_t: UInt64] = [:]
     var endings: [pid_t: RuntimeContainer.Ending] = [:]
     for child in started {
       var signalled = false
@@ -253,6 +254,7 @@ public struct ScenarioRunner: Sendable {
         // `send_signal` waits until the launch's requests are done.
         guard let delivery = spec.sendSignal, !signalled, sessions[child.pid]?.isDone ?? true else { return }
         if EventPeek.contains(delivery.afterEvent, path: child.directory + "/events.ndjson") {
+          signalledAt[child.pid] = MonotonicClock.nanoseconds()
           if !ContainerRegistry.shared.signal(child.pid, delivery.signal) { kill(child.pid, delivery.signal) }
           signalled = true
         }
@@ -275,7 +277,8 @@ public struct ScenarioRunner: Sendable {
     defer { RunProfile.add("events read, judged and checked", since: judged) }
     if let judge,
       let expect = judge.expect(
-        number, started.map { (try? EventDecoder.decode(path: $0.directory + "/events.ndjson").events) ?? [] })
+        number, started.map { (try? EventDecoder.decode(path: $0.directory + "/events.ndjson").events) ?? [] },
+        started.map { signalledAt[$0.pid] })
     {
       spec.expect = expect
     }
