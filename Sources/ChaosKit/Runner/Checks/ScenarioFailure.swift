@@ -2,71 +2,97 @@
 /// readable message (`expected count 1, saw 2`). Tools compare kinds; people read messages.
 public struct ScenarioFailure: Sendable, Equatable, Encodable, CustomStringConvertible {
   /// Which expectation or harness check failed; the raw value is the scenario key it is about.
-  public enum Kind: String, Sendable, Equatable, Encodable, CaseIterable {
+  /// A struct, not an enum, so that a later version can add a kind (an expectation key, a
+  /// harness check) without breaking a caller's `switch`: compare with the values below, or
+  /// switch over ``rawValue`` and keep a `default`.
+  public struct Kind: Hashable, Sendable, Encodable, CustomStringConvertible {
+    /// The scenario key it is about (`count`, `state.count`, `stderr_lacks`…).
+    public let rawValue: String
+
+    private init(_ rawValue: String) { self.rawValue = rawValue }
+
     /// `outcome:`.
-    case outcome
+    public static let outcome = Kind("outcome")
     /// `signal:`.
-    case signal
+    public static let signal = Kind("signal")
     /// `exit_code:`.
-    case exitCode = "exit_code"
+    public static let exitCode = Kind("exit_code")
     /// `count:` (the `launch` event's count).
-    case count
+    public static let count = Kind("count")
     /// `mode:`.
-    case mode
+    public static let mode = Kind("mode")
     /// `level:`.
-    case level
+    public static let level = Kind("level")
     /// `relaunched:`.
-    case relaunched
+    public static let relaunched = Kind("relaunched")
     /// `events:` (in order).
-    case events
+    public static let events = Kind("events")
     /// `no_events:`.
-    case noEvents = "no_events"
+    public static let noEvents = Kind("no_events")
     /// `notify:` (the systemd messages, in order).
-    case notify
+    public static let notify = Kind("notify")
     /// `backtrace_contains:`.
-    case backtraceContains = "backtrace_contains"
+    public static let backtraceContains = Kind("backtrace_contains")
     /// `handler_latency_us:`.
-    case handlerLatency = "handler_latency_us"
+    public static let handlerLatency = Kind("handler_latency_us")
     /// `state.count:`.
-    case stateCount = "state.count"
+    public static let stateCount = Kind("state.count")
     /// `state.launches_in_progress:`.
-    case stateLaunchesInProgress = "state.launches_in_progress"
+    public static let stateLaunchesInProgress = Kind("state.launches_in_progress")
     /// `state.attempted_level:`.
-    case stateAttemptedLevel = "state.attempted_level"
+    public static let stateAttemptedLevel = Kind("state.attempted_level")
     /// `state.last_crash_type:`.
-    case stateLastCrashType = "state.last_crash_type"
+    public static let stateLastCrashType = Kind("state.last_crash_type")
     /// `state.last_uncounted_exit:`.
-    case stateLastUncountedExit = "state.last_uncounted_exit"
+    public static let stateLastUncountedExit = Kind("state.last_uncounted_exit")
     /// `state.moved_aside:`.
-    case stateMovedAside = "state.moved_aside"
+    public static let stateMovedAside = Kind("state.moved_aside")
     /// A `state:` expectation on a state file the harness could not read.
-    case stateUnreadable = "state"
+    public static let stateUnreadable = Kind("state")
     /// `restart_delay:` (the kubelet's back-off).
-    case restartDelay = "restart_delay"
+    public static let restartDelay = Kind("restart_delay")
     /// `probes.startup:`.
-    case probesStartup = "probes.startup"
+    public static let probesStartup = Kind("probes.startup")
     /// `probes.liveness:`.
-    case probesLiveness = "probes.liveness"
+    public static let probesLiveness = Kind("probes.liveness")
     /// `probes.readiness:`.
-    case probesReadiness = "probes.readiness"
+    public static let probesReadiness = Kind("probes.readiness")
     /// `stdout_contains:`.
-    case stdoutContains = "stdout_contains"
+    public static let stdoutContains = Kind("stdout_contains")
     /// `stdout_lacks:`.
-    case stdoutLacks = "stdout_lacks"
+    public static let stdoutLacks = Kind("stdout_lacks")
     /// `stderr_contains:`.
-    case stderrContains = "stderr_contains"
+    public static let stderrContains = Kind("stderr_contains")
     /// `stderr_lacks:`.
-    case stderrLacks = "stderr_lacks"
+    public static let stderrLacks = Kind("stderr_lacks")
     /// A later launch counted a launch the harness stopped after it finished (a stop is never counted).
-    case stopCounted = "stop_counted"
+    public static let stopCounted = Kind("stop_counted")
     /// A `requests:` step failed.
-    case request
+    public static let request = Kind("request")
     /// The kubelet would not have restarted the container (`restartPolicy`).
-    case noRestart = "no_restart"
+    public static let noRestart = Kind("no_restart")
     /// The events file or a crash record in it is not valid protocol.
-    case malformedEvents = "malformed_events"
+    public static let malformedEvents = Kind("malformed_events")
     /// The process could not be started.
-    case notStarted = "not_started"
+    public static let notStarted = Kind("not_started")
+
+    /// Every kind this version knows, in the order above.
+    public static let allCases: [Kind] = [
+      .outcome, .signal, .exitCode, .count, .mode, .level, .relaunched, .events, .noEvents, .notify, .backtraceContains,
+      .handlerLatency, .stateCount, .stateLaunchesInProgress, .stateAttemptedLevel, .stateLastCrashType,
+      .stateLastUncountedExit, .stateMovedAside, .stateUnreadable, .restartDelay, .probesStartup, .probesLiveness,
+      .probesReadiness, .stdoutContains, .stdoutLacks, .stderrContains, .stderrLacks, .stopCounted, .request,
+      .noRestart, .malformedEvents, .notStarted,
+    ]
+
+    /// The raw value.
+    public var description: String { rawValue }
+
+    /// Encoded as its raw value, as the enum was.
+    public func encode(to encoder: any Encoder) throws {
+      var container = encoder.singleValueContainer()
+      try container.encode(rawValue)
+    }
   }
 
   /// What failed.
