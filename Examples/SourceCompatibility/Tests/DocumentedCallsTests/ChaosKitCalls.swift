@@ -18,3 +18,12 @@ func explore() throws {
   let report = try Explorer(options: options).run()
   #expect(report.failure == nil)
 }
+
+// ScenarioFailure.Kind became a growable struct (issue 53): 0.2.0's comparisons still compile.
+@Test(.disabled("built for its calls only"), arguments: ScenarioCase.all(in: "Scenarios"))
+func failureKinds(_ scenario: ScenarioCase) {
+  let result = scenario.run(target: ScenarioCase.executable("mydaemon"))
+  let kinds = result.failures.map(\.kind)
+  #expect(!kinds.contains(.count) && !kinds.contains { $0.rawValue == "stderr_lacks" })
+  #expect(ScenarioFailure.Kind.allCases.contains(.outcome))
+}
