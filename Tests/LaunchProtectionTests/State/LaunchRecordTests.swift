@@ -8,7 +8,7 @@ import XCTest
 /// The persisted records' defaults: a crash cause, a process identity, a launch record.
 final class LaunchRecordTests: XCTestCase {
   func testACrashCauseIsDuringTheLaunchByDefault() {
-    XCTAssertFalse(CrashCause(type: "SIGSEGV", recordedAt: 0).afterLaunch)
+    XCTAssertFalse(CrashCause(type: "SIGSEGV", recordDate: Date(timeIntervalSince1970: 0)).afterLaunch)
   }
 
   func testAnIdentityKeepsTheMachineItNames() {
@@ -19,8 +19,9 @@ final class LaunchRecordTests: XCTestCase {
 
   func testALaunchRecordKeepsWhenItsStopWasRequested() {
     let record = LaunchRecord(
-      process: ProcessIdentity(pid: 7, startTime: 8, bootID: "b"), launchID: "l", phase: .launching, startedAt: 1,
-      stopRequestedAt: 5)
-    XCTAssertEqual(record.stopRequestedAt, 5)
+      process: ProcessIdentity(pid: 7, startTime: 8, bootID: "b"), launchID: "l", phase: .launching,
+      startDate: Date(timeIntervalSince1970: 1), stopRequestDate: Date(timeIntervalSince1970: 5))
+    XCTAssertEqual(record.stopRequestDate, Date(timeIntervalSince1970: 5))
+    XCTAssertEqual(record.stopRequestedSeconds, 5, "the state file's seconds since 1970")
   }
 }
