@@ -44,7 +44,7 @@ public struct LaunchRecord: Codable, Sendable, Equatable {
   /// Seconds since 1970 when the launch began: the state file's `startedAt`, kept as read so
   /// that a rewrite is byte-identical (``startDate`` is its public form).
   var startedSeconds: Double
-  /// Seconds since 1970 when a stop was requested, the file's `stopRequestedAt`
+  /// Seconds since 1970 when a stop was requested, as the state file holds them
   /// (``stopRequestDate``).
   var stopRequestedSeconds: Double?
   /// The dependency the launch was waiting for (`LaunchOrganizer.waitForDependency`): a launch
@@ -103,7 +103,7 @@ public struct DependencyOutage: Codable, Sendable, Equatable {
   public var launchesInARow: Int
   /// The process that ended.
   public var pid: Int32
-  /// Seconds since 1970 when this was decided, the file's `decidedAt` (``decisionDate``).
+  /// Seconds since 1970 when this was decided, as the state file holds them (``decisionDate``).
   var decidedSeconds: Double
 
   // The keys of the state file and of Codable, in 0.2.0's order (Codable encodes in this one).
@@ -154,7 +154,7 @@ public struct CrashCause: Codable, Sendable, Equatable {
   public var pid: Int32?
   /// Whether the crash happened after `launchingFinished()` (recorded, never counted).
   public var afterLaunch: Bool
-  /// Seconds since 1970 when it was recorded, the file's `recordedAt` (``recordDate``).
+  /// Seconds since 1970 when it was recorded, as the state file holds them (``recordDate``).
   var recordedSeconds: Double
 
   // The keys of the state file and of Codable, in 0.2.0's order (Codable encodes in this one).
@@ -191,7 +191,7 @@ public struct UncountedExit: Codable, Sendable, Equatable {
   public var reason: UncountedReason
   /// The process that exited.
   public var pid: Int32
-  /// Seconds since 1970 when this was decided, the file's `decidedAt` (``decisionDate``).
+  /// Seconds since 1970 when this was decided, as the state file holds them (``decisionDate``).
   var decidedSeconds: Double
 
   // The keys of the state file and of Codable, in 0.2.0's order (Codable encodes in this one).
