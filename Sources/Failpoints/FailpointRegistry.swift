@@ -177,20 +177,24 @@ public final class FailpointRegistry: Sendable {
         return nil
       }
     guard let (action, observer, preparer) = fired else { return .proceed }
-    if case .off = action { return .proceed }
-    if case .thread(let inner) = action {
+    if action.code == .off { return .proceed }
+    if action.code == .thread, let inner = action.inner {
       BackgroundThread.runAndJoin {
         preparer?()
         observer?(FailpointTrigger(name: name, action: action, monotonicNanoseconds: MonotonicClock.nanoseconds()))
         FaultInjection.perform(inner, name: name)
       }
-      if case .returnError(let errno) = inner { return .fail(errno: errno) }
-      return .proceed
+      return Self.result(of: inner)
     }
     observer?(FailpointTrigger(name: name, action: action, monotonicNanoseconds: MonotonicClock.nanoseconds()))
     FaultInjection.perform(action, name: name)
-    if case .returnError(let errno) = action { return .fail(errno: errno) }
-    return .proceed
+    return Self.result(of: action)
+  }
+
+  /// What the caller of an action that returned is told: `return(errno)` fails the I/O point.
+  private static func result(of action: FailpointAction) -> FailpointResult {
+    guard action.code == .returnError, let errno = action.errno else { return .proceed }
+    return .fail(errno: errno)
   }
 
   /// Whether `name` is one of `declared` (exactly, or under a `prefix*` pattern).

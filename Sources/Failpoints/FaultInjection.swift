@@ -22,18 +22,17 @@ public enum FaultOperands {
 /// Executes actions. Faults never return.
 enum FaultInjection {
   static func perform(_ action: FailpointAction, name: String) {
-    switch action {
-    case .off, .returnError, .thread: return
-    case .print(let message):
-      let line = "failpoint \(name): \(message)\n"
+    switch action.code {
+    case .print:
+      let line = "failpoint \(name): \(action.message ?? "")\n"
       _ = line.withCString { write(2, $0, strlen($0)) }
-    case .sleep(let ms): sleepMilliseconds(ms)
-    case .delay(let ms):
-      let end = MonotonicClock.nanoseconds() + UInt64(ms) * 1_000_000
+    case .sleep: sleepMilliseconds(action.milliseconds ?? 0)
+    case .delay:
+      let end = MonotonicClock.nanoseconds() + UInt64(action.milliseconds ?? 0) * 1_000_000
       while MonotonicClock.nanoseconds() < end {}
     case .hang:
       while true { sleepMilliseconds(1_000) }
-    case .exit(let code): exit(code)
+    case .exit: exit(action.exitCode ?? 1)
     case .segv: cf_fault_null_write()
     case .bus: cf_fault_bus()
     case .fpe: cf_fault_integer_divide()
@@ -46,7 +45,8 @@ enum FaultInjection {
     case .stackOverflow: _ = failpointStackOverflow(0)
     case .smashedStack: cf_fault_smashed_stack()
     case .kill: _ = kill(getpid(), SIGKILL)
-    case .oom(let megabytes): failpointOutOfMemory(megabytes: megabytes)
+    case .oom: failpointOutOfMemory(megabytes: action.megabytes ?? FailpointAction.defaultOOMMegabytes)
+    default: return  // off, return (the registry's result) and thread (run by the registry)
     }
   }
 

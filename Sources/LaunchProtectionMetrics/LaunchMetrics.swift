@@ -11,7 +11,7 @@ import Synchronization
 /// | `launch_protection_protect_entries_total` | counter | `level` | protect mode entered, by level number |
 /// | `launch_protection_levels_exhausted_total` | counter | | every level attempted and the launch died again |
 /// | `launch_protection_consecutive_crashes` | gauge | | the count this launch saw (``LaunchStatus/count``) |
-/// | `launch_protection_mode` | gauge | `mode` | 1 for the current ``LaunchStatus/Mode``, 0 for the others |
+/// | `launch_protection_mode` | gauge | `mode` | 1 for the current ``LaunchStatus/modeName``, 0 for the others |
 /// | `launch_protection_protect_level` | gauge | | the level this launch attempted, 0 for none |
 /// | `launch_protection_launch_duration_seconds` | timer | | from the start of the launch to `launchingFinished()` |
 /// | `launch_protection_waiting_for_dependency` | gauge | `dependency` | 1 while the launch waits for it (or its wait failed), 0 once it answered |
@@ -60,7 +60,7 @@ public final class LaunchMetrics: Sendable {
   private let factory: any MetricsFactory
   private let levelsExhausted: Counter
   private let consecutiveCrashes: Gauge
-  private let modes: [(mode: LaunchStatus.Mode, gauge: Gauge)]
+  private let modes: [(mode: String, gauge: Gauge)]
   private let protectLevel: Gauge
   private let launchDuration: Metrics.Timer
   /// The dependency whose outage history the gauges show, to set them to 0 once a launch finished.
@@ -72,8 +72,8 @@ public final class LaunchMetrics: Sendable {
     self.factory = factory
     levelsExhausted = Counter(label: Name.levelsExhausted, factory: factory)
     consecutiveCrashes = Gauge(label: Name.consecutiveCrashes, factory: factory)
-    modes = LaunchStatus.Mode.allCases.map {
-      ($0, Gauge(label: Name.mode, dimensions: [("mode", $0.rawValue)], factory: factory))
+    modes = LaunchStatus.modeNames.map {
+      ($0, Gauge(label: Name.mode, dimensions: [("mode", $0)], factory: factory))
     }
     protectLevel = Gauge(label: Name.protectLevel, factory: factory)
     launchDuration = Metrics.Timer(label: Name.launchDuration, factory: factory)
@@ -95,9 +95,9 @@ public final class LaunchMetrics: Sendable {
     case .protectEnter(_, let level):
       increment(Name.protectEntries, ("level", "\(level.number)"))
     case .relaunch:
-      increment(Name.launches, ("outcome", LaunchStatus.Mode.relaunched.rawValue))
+      increment(Name.launches, ("outcome", "relaunched"))
     case .launchingFinished:
-      increment(Name.launches, ("outcome", LaunchStatus.Mode.finished.rawValue))
+      increment(Name.launches, ("outcome", "finished"))
       endOutageHistory()
       if let time = status.launchTime {
         launchDuration.recordNanoseconds(
@@ -124,15 +124,15 @@ public final class LaunchMetrics: Sendable {
   /// Sets the gauges to `status`.
   public func update(_ status: LaunchStatus) {
     consecutiveCrashes.record(status.count)
-    protectLevel.record(status.level ?? 0)
-    for (mode, gauge) in modes { gauge.record(mode == status.mode ? 1 : 0) }
+    protectLevel.record(status.protectLevel?.number ?? 0)
+    for (mode, gauge) in modes { gauge.record(mode == status.modeName ? 1 : 0) }
   }
 
   /// The outage history gauges for `outage`: the starts in a row and when the last ended.
   private func recordOutageHistory(_ outage: DependencyOutage) {
     outageShown.withLock { $0 = outage.dependency }
     outageGauges(outage.dependency).starts.record(outage.launchesInARow)
-    outageGauges(outage.dependency).last.record(outage.decidedAt)
+    outageGauges(outage.dependency).last.record(outage.decisionDate.timeIntervalSince1970)
   }
 
   /// A launch finished: the outage is over, its gauges go to 0.
@@ -151,9 +151,9 @@ public final class LaunchMetrics: Sendable {
 
   /// The `outcome` label of a launch: the mode it started in.
   static func outcome(of decision: LaunchDecision) -> String {
-    guard case .protect = decision.mode else { return LaunchStatus.Mode.normal.rawValue }
+    guard case .protect = decision.mode else { return "normal" }
     let degraded = decision.exhausted && decision.policy?.exhausted == .stayDegraded
-    return (degraded ? LaunchStatus.Mode.degraded : .protect).rawValue
+    return degraded ? "degraded" : "protect"
   }
 
   private func increment(_ label: String, _ dimension: (String, String), by amount: Int = 1) {

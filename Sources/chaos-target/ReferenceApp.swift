@@ -128,7 +128,7 @@ final class ReferenceApp: Sendable {
     }
     if let earlier, configuration.earlierOrganizerUnfinished == true {
       ChaosProbe.emit(
-        "earlier_organizer_started", ["count": earlier.status.count, "mode": "\(earlier.status.mode)"])
+        "earlier_organizer_started", ["count": earlier.status.count, "mode": earlier.status.modeName])
     }
     let zombie = configuration.zombieEarlierLaunch == true ? ZombieLaunch.start() : nil
     if configuration.prepareAllThreads == true, configuration.launchOn != "dispatch" {

@@ -41,7 +41,7 @@ extension ReferenceApp {
       "when": when, "ready": status.isReady, "readiness": status.readiness.rawValue,
       "last_cause": status.lastCause ?? "none", "launch_finished": status.launchFinished,
       // The protect level the status names (0: none), as a dashboard shows it.
-      "level": status.level ?? 0, "level_name": status.levelName ?? "none",
+      "level": status.protectLevel?.number ?? 0, "level_name": status.protectLevel?.name ?? "none",
       // What an app computes from the status: the launch time (known once finished) and
       // whether its policy protects at the count this launch saw (the mode's reason).
       "launch_time_known": status.launchTime != nil, "policy_protects": policy.protects(count: status.count),

@@ -81,4 +81,15 @@ final class RuntimeSettingsTests: XCTestCase {
       path: "s.yaml")
     XCTAssertEqual(scenario.launches[0].expect.outcome, .oomKilled)
   }
+
+  /// `Outcome` is a struct that can grow; its spellings are those of 0.2.0's enum, in JSON too.
+  func testOutcomesKeepTheirSpellings() throws {
+    XCTAssertEqual(Outcome.allCases.map(\.rawValue), ["finished", "crash", "killed", "exit", "timeout", "oom_killed"])
+    XCTAssertEqual(Outcome(rawValue: "oom_killed"), .oomKilled)
+    XCTAssertNil(Outcome(rawValue: "oomKilled"), "only the scenario spelling")
+    XCTAssertEqual(
+      String(decoding: try JSONEncoder().encode([Outcome.crash, .oomKilled]), as: UTF8.self), #"["crash","oom_killed"]"#
+    )
+    XCTAssertEqual("\(Outcome.timeout)", "timeout")
+  }
 }

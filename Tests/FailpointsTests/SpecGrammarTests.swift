@@ -44,6 +44,29 @@ final class SpecGrammarTests: XCTestCase {
     XCTAssertThrowsError(try FailpointSpecParser.parse("a=oom(lots)"))
   }
 
+  /// An action is a code and its argument: a later action is a new code, not a new enum case.
+  func testAnActionIsACodeWithItsArgument() throws {
+    XCTAssertEqual(FailpointAction.Code.all.map(\.name), FailpointAction.keywords)
+    XCTAssertEqual(Set(FailpointAction.keywords).count, FailpointAction.keywords.count)
+    let actions = try FailpointSpecParser.parse("a=sleep(7);b=thread(return(ENOSPC));c=print(hi);d=exit(3);e=oom(9)")
+      .map { $0.terms[0].action }
+    XCTAssertEqual(actions.map(\.code), [.sleep, .thread, .print, .exit, .oom])
+    XCTAssertEqual(actions[0].milliseconds, 7)
+    XCTAssertEqual(actions[1].inner?.code, .returnError)
+    XCTAssertEqual(actions[1].inner?.errno, ENOSPC)
+    XCTAssertNil(actions[1].errno, "the argument belongs to the inner action")
+    XCTAssertEqual(actions[2].message, "hi")
+    XCTAssertEqual(actions[3].exitCode, 3)
+    XCTAssertEqual(actions[4].megabytes, 9)
+    XCTAssertEqual(
+      actions.map(\.description), ["sleep(7)", "thread(return(ENOSPC))", "print(hi)", "exit(3)", "oom(9)"])
+    // The former cases' names still match, as values.
+    switch actions[1] {
+    case .segv: XCTFail("thread(…) is not segv")
+    default: break
+    }
+  }
+
   func testWhitespaceAndEmptyEntriesAreTolerated() throws {
     let specs = try FailpointSpecParser.parse(" task.a = 1*segv ;; task.b=off; ")
     XCTAssertEqual(specs.map(\.name), ["task.a", "task.b"])

@@ -73,7 +73,7 @@ final class LaunchEventLoggerTests: XCTestCase {
     log(.levelsExhausted(count: 7, level: level, action: .exit(status: 75)))
     log(.stateProblem(.writeFailed(path: "/state/launch-state.json", operation: "rename", errno: 28)))
     log(.stopRequested)
-    log(.exceptionRecorded(CrashCause(type: "SIGSEGV", pid: 42, recordedAt: 0)))
+    log(.exceptionRecorded(CrashCause(type: "SIGSEGV", pid: 42, recordDate: Date(timeIntervalSince1970: 0))))
 
     let entries = storage.all
     XCTAssertEqual(entries.map(\.level), [.error, .error, .error, .notice, .warning])

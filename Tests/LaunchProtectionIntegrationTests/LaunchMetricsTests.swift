@@ -11,7 +11,7 @@ final class LaunchMetricsTests: XCTestCase {
   private static func currentMode(_ metrics: TestMetrics) -> String? {
     let current = metrics.recorders(label: Name.mode).filter { $0.lastValue == 1 }
     XCTAssertEqual(current.count, 1, "one mode gauge at 1")
-    XCTAssertEqual(metrics.recorders(label: Name.mode).count, LaunchStatus.Mode.allCases.count)
+    XCTAssertEqual(metrics.recorders(label: Name.mode).count, LaunchStatus.modeNames.count)
     return current.first?.dimensions.first { $0.0 == "mode" }?.1
   }
 

@@ -29,12 +29,12 @@ final class LaunchProtectionServiceTests: XCTestCase {
     let organizer = server.organizer()
     let outcome = try await organizer.launch(policy: .threshold(2)) { _ in XCTFail("no repair at count 0") }
     XCTAssertEqual(outcome, .normal)
-    XCTAssertNil(try server.state()?.launchesInProgress.first?.stopRequestedAt)
+    XCTAssertNil(try server.state()?.launchesInProgress.first?.stopRequestDate)
 
     try await runGroup(LaunchProtectionService(organizer: organizer))
 
     let record = try XCTUnwrap(try server.state()?.launchesInProgress.first)
-    XCTAssertNotNil(record.stopRequestedAt, "graceful shutdown during the launch is a stop request")
+    XCTAssertNotNil(record.stopRequestDate, "graceful shutdown during the launch is a stop request")
     XCTAssertEqual(organizer.currentMode, .normal, "the launch itself is still unfinished")
   }
 
@@ -104,7 +104,7 @@ final class LaunchProtectionServiceTests: XCTestCase {
     _ = try? await running.value
 
     let record = try XCTUnwrap(try server.state()?.launchesInProgress.first)
-    XCTAssertNil(record.stopRequestedAt, "a cancelled group (a failed service) is not a clean stop")
+    XCTAssertNil(record.stopRequestDate, "a cancelled group (a failed service) is not a clean stop")
   }
 
   func testMarkLaunchFinishedBeforeTheLaunchStartsDoesNothing() async throws {

@@ -47,8 +47,8 @@ final class OutageHistoryTests: XCTestCase {
     let starts = try metrics.expectGauge(LaunchMetrics.Name.dependencyOutageStarts, postgres)
     let last = try metrics.expectGauge(LaunchMetrics.Name.dependencyOutageLast, postgres)
     XCTAssertEqual(starts.lastValue, 5)
-    XCTAssertEqual(last.lastValue, outage.decidedAt)
-    XCTAssertGreaterThan(outage.decidedAt, 1_700_000_000, "seconds since 1970")
+    XCTAssertEqual(last.lastValue, outage.decisionDate.timeIntervalSince1970)
+    XCTAssertGreaterThan(outage.decisionDate, Date(timeIntervalSince1970: 1_700_000_000), "seconds since 1970")
 
     organizer.waitForDependency("postgres") {}  // answered (the sync form, its result discarded)
     await organizer.markLaunchingFinished()

@@ -49,8 +49,8 @@ final class ServerLaunchTests: XCTestCase {
     }
 
     let record = try XCTUnwrap(try server.state()?.launchesInProgress.first)
-    XCTAssertNotNil(record.stopRequestedAt, "the outer group's shutdown reached the launch in the inner group")
-    XCTAssertEqual(protection.status.mode, .normal, "the launch itself is still unfinished")
+    XCTAssertNotNil(record.stopRequestDate, "the outer group's shutdown reached the launch in the inner group")
+    XCTAssertEqual(protection.status.launchMode, .normal, "the launch itself is still unfinished")
   }
 
   func testLastInAnExplicitGroupAGracefulShutdownDuringTheLaunchIsAStopRequest() async throws {
@@ -60,7 +60,7 @@ final class ServerLaunchTests: XCTestCase {
 
     try await run { dummy in ServiceGroup(configuration: .init(services: [dummy, protection], logger: quiet)) }
 
-    XCTAssertNotNil(try XCTUnwrap(try server.state()?.launchesInProgress.first).stopRequestedAt)
+    XCTAssertNotNil(try XCTUnwrap(try server.state()?.launchesInProgress.first).stopRequestDate)
   }
 
   func testMarkFinishedFromTheRunningServerEndsTheLaunchAndTheShutdownRecordsNothing() async throws {
@@ -91,7 +91,7 @@ final class ServerLaunchTests: XCTestCase {
 
     XCTAssertEqual(outcome, .repaired(ProtectLevel(number: 1, name: "protect", minimumCrashes: 2)))
     XCTAssertEqual(repairs.withLock { $0 }, [2], "the default policy repairs after two launch crashes in a row")
-    XCTAssertEqual(protection.status.mode, .finished)
+    XCTAssertEqual(protection.status.launchMode, .finished)
     let events = storage.all.compactMap { $0.metadata["launch.event"].map { "\($0)" } }
     for event in ["launch", "protect_enter", "relaunch", "launching_finished"] {
       XCTAssertTrue(events.contains(event), "\(event) logged through swift-log: \(events)")

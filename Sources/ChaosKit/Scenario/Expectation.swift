@@ -1,20 +1,40 @@
 import Foundation
 
-/// How a launch ended.
-public enum Outcome: String, Sendable, CaseIterable, Encodable {
+/// How a launch ended, as a scenario's `outcome:` spells it (`crash`, `oom_killed`…).
+///
+/// A struct, not an enum, so that a later version can add an outcome without breaking a
+/// caller's `switch`: keep a `default`. ``allCases`` lists the outcomes this version knows.
+public struct Outcome: RawRepresentable, Hashable, Sendable, CaseIterable, Encodable, CustomStringConvertible {
+  /// The spelling in scenarios, results and reports (`finished`, `oom_killed`…).
+  public let rawValue: String
+
+  /// The outcome spelled `rawValue`; nil when this version knows no such outcome.
+  public init?(rawValue: String) {
+    guard Self.allCases.contains(where: { $0.rawValue == rawValue }) else { return nil }
+    self.rawValue = rawValue
+  }
+
+  private init(_ rawValue: String) { self.rawValue = rawValue }
+
   /// Reached `launching_finished` and exited 0.
-  case finished
+  public static let finished = Outcome("finished")
   /// Died by a catchable signal.
-  case crash
+  public static let crash = Outcome("crash")
   /// Died by SIGKILL that the watchdog did not send.
-  case killed
+  public static let killed = Outcome("killed")
   /// Exited before finishing.
-  case exit
+  public static let exit = Outcome("exit")
   /// The watchdog killed it.
-  case timeout
+  public static let timeout = Outcome("timeout")
   /// The kernel's OOM killer ended it in its container's memory cgroup (`runtime:` with a
   /// memory limit): exit status 137, what the kubelet reports as `OOMKilled`.
-  case oomKilled = "oom_killed"
+  public static let oomKilled = Outcome("oom_killed")
+
+  /// Every outcome this version knows, in the order error messages list them.
+  public static let allCases: [Outcome] = [.finished, .crash, .killed, .exit, .timeout, .oomKilled]
+
+  /// The spelling (``rawValue``).
+  public var description: String { rawValue }
 }
 
 /// The mode a launch reports in its `launch` event (protocol field `mode`).

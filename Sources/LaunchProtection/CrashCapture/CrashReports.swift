@@ -115,7 +115,7 @@ enum CrashReports {
       type: report.lenientString(field("cause")) ?? signal,
       detail: "\(main), code \(code), addr \(address), top frames \(frames)",
       pid: report.lenientInteger(field("pid"), as: Int32.self),
-      afterLaunch: report.lenientBoolean(field("after_launch")) ?? false, recordedAt: modified)
+      afterLaunch: report.lenientBoolean(field("after_launch")) ?? false, recordedSeconds: modified)
   }
 
 }

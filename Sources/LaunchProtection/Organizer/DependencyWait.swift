@@ -195,7 +195,7 @@ extension DependencyOutage {
   /// operator sees an outage without asking the server, which does not listen while it waits.
   public var history: String {
     let starts = launchesInARow == 1 ? "1 start" : "\(launchesInARow) starts in a row"
-    let last = LaunchStatus.iso8601(Date(timeIntervalSince1970: decidedAt))
+    let last = LaunchStatus.iso8601(decisionDate)
     let counted = launchesInARow == 1 ? "not counted" : "none was counted"
     return "\(starts) ended waiting for \(dependency), the last at \(last) (pid \(pid)); \(counted) as a launch crash"
   }

@@ -33,7 +33,7 @@ extension LaunchOrganizer {
     emit(.launchDeadlineExceeded(phase: phase.rawValue, deadline: limit))
     let cause = CrashCause(
       type: "launch-hang", detail: "the \(phase.rawValue) ran past its \(limit) deadline", pid: getpid(),
-      afterLaunch: false, recordedAt: Date().timeIntervalSince1970)
+      afterLaunch: false, recordDate: Date())
     let (_, problems) = stateStore.update { $0.lastCrashCause = cause }
     for problem in problems { emit(.stateProblem(problem)) }
     SystemdNotify.send("STATUS=launch hung in the \(phase.rawValue) past \(limit); aborting")

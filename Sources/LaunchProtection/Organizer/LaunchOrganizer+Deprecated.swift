@@ -10,7 +10,7 @@ extension LaunchOrganizer {
   public var store: StateStore { stateStore }
 
   /// The current mode.
-  @available(*, deprecated, message: "use status.mode (and status.level for protect mode's level)")
+  @available(*, deprecated, message: "use status.launchMode (and status.protectLevel)")
   public var mode: LaunchMode { currentMode }
 
   /// Why this launch's count is what it is; nil before the launch starts.

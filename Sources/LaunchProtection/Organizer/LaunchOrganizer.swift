@@ -112,7 +112,7 @@ public final class LaunchOrganizer: Sendable {
     inner.withLock { $0.observers.append(observer) }
   }
 
-  /// The launch's mode with its level (``LaunchStatus/mode`` is its public form).
+  /// The launch's mode with its level (``LaunchStatus/launchMode`` is its public form).
   package var currentMode: LaunchMode { inner.withLock { $0.mode } }
 
   /// Called by the exit tracker when the process calls `exit(status)`.
@@ -153,7 +153,7 @@ public final class LaunchOrganizer: Sendable {
     _ = stateStore.update { state in
       state.launchesInProgress.removeAll { $0.launchID == record.launchID }
       state.lastUncountedExit = UncountedExit(
-        reason: .cleanExit, pid: record.process.pid, decidedAt: Date().timeIntervalSince1970)
+        reason: .cleanExit, pid: record.process.pid, decisionDate: Date())
     }
     emit(.uncountedExit(.cleanExit))
   }

@@ -42,7 +42,7 @@ extension LaunchOrganizer {
     var identity = configuration.environment.current()
     identity.machine = configuration.machineIdentity
     var record = LaunchRecord(
-      process: identity, launchID: launchID, phase: .launching, startedAt: Date().timeIntervalSince1970)
+      process: identity, launchID: launchID, phase: .launching, startDate: Date())
     var consumed = ConsumedReports()
     var lastCause: String?
     var outage: DependencyOutage?
@@ -187,7 +187,7 @@ extension LaunchOrganizer {
       {
         ignored.append((old, .reboot))
         state.lastUncountedExit = UncountedExit(
-          reason: .reboot, pid: old.process.pid, decidedAt: Date().timeIntervalSince1970)
+          reason: .reboot, pid: old.process.pid, decisionDate: Date())
       } else if let dependency = old.waitingFor {
         // Ended while waiting for a dependency: an outage, never a launch crash (whatever
         // ended it: the app giving up, a supervisor's stop, a crash in the client).
@@ -195,11 +195,11 @@ extension LaunchOrganizer {
         let inARow = (state.lastDependencyOutage?.launchesInARow ?? 0) + 1
         state.lastDependencyOutage = DependencyOutage(
           dependency: dependency, launchesInARow: min(inARow, LaunchState.maximumCount), pid: old.process.pid,
-          decidedAt: Date().timeIntervalSince1970)
-      } else if configuration.ignoreTermination, old.stopRequestedAt != nil {
+          decisionDate: Date())
+      } else if configuration.ignoreTermination, old.stopRequestDate != nil {
         ignored.append((old, .terminated))
         state.lastUncountedExit = UncountedExit(
-          reason: .terminated, pid: old.process.pid, decidedAt: Date().timeIntervalSince1970)
+          reason: .terminated, pid: old.process.pid, decisionDate: Date())
       } else {
         counted.append(old)
       }
@@ -213,7 +213,7 @@ extension LaunchOrganizer {
     if let directory {
       let (reports, refused, marked) = CrashReports.waiting(
         in: directory, executableChanged: executable != state.executableID)
-      previousCrash = reports.map(\.cause).max { $0.recordedAt < $1.recordedAt }
+      previousCrash = reports.map(\.cause).max { $0.recordedSeconds < $1.recordedSeconds }
       if let previousCrash { state.lastCrashCause = previousCrash.clamped() }
       consumed.directory = directory
       consumed.names += reports.map(\.name)

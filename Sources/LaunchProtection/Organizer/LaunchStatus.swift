@@ -19,26 +19,6 @@
 ///   protect mode and the relaunch are not ready until `launchingFinished()`; levels
 ///   exhausted with `.stayDegraded` are the app's choice, `Configuration.readyWhenDegraded`.
 public struct LaunchStatus: Sendable, Equatable, CustomStringConvertible {
-  /// The mode of the launch, as an operator reads it.
-  public enum Mode: String, Sendable, Equatable, CaseIterable, CustomStringConvertible {
-    /// `finishLaunching` / `launch` has not been called.
-    case idle
-    /// The normal launch is under way.
-    case normal
-    /// A repair is running; the launch is held.
-    case protect
-    /// The held launch runs again in this process after the repair.
-    case relaunched
-    /// `launchingFinished()` was called.
-    case finished
-    /// Every level was attempted and the policy stays degraded: the repair ran, the launch is
-    /// held for good (a maintenance mode until a new binary or an operator fixes it).
-    case degraded
-
-    /// The raw value (`protect`, `finished`…).
-    public var description: String { rawValue }
-  }
-
   /// What a readiness probe should be told.
   public enum Readiness: String, Sendable, Equatable, CaseIterable, CustomStringConvertible {
     /// Serve traffic.
@@ -52,13 +32,16 @@ public struct LaunchStatus: Sendable, Equatable, CustomStringConvertible {
     public var description: String { rawValue }
   }
 
-  /// The current mode.
-  public var mode: Mode
-  /// The protect level this launch attempted (its number), kept once the launch finished;
-  /// nil for a launch that did not protect.
-  public var level: Int?
-  /// The name of that level (`quarantine-data`), nil with it.
-  public var levelName: String?
+  /// The current mode, with the level protect mode runs or the relaunch ran after. Protect
+  /// mode held for good is ``isDegraded``.
+  public var launchMode: LaunchMode
+  /// Whether every level was attempted and the policy stays degraded: ``launchMode`` is
+  /// `.protect`, the repair ran, and the launch is held for good (a maintenance mode until a
+  /// new binary or an operator fixes it).
+  public var isDegraded: Bool
+  /// The protect level this launch attempted, kept once the launch finished; nil for a launch
+  /// that did not protect.
+  public var protectLevel: ProtectLevel?
   /// The consecutive launch crashes this launch saw at its start (0 before it started). The
   /// persisted count goes back to 0 at `launchingFinished()`; this stays what the launch saw.
   public var count: Int
@@ -82,14 +65,15 @@ public struct LaunchStatus: Sendable, Equatable, CustomStringConvertible {
   /// of it); nil before the launch starts.
   public var decision: LaunchDecision?
 
-  /// Creates a status (the organizer makes them; apps may for their own tests).
+  /// Creates a status (the organizer makes them; apps may for their own tests). The protect
+  /// level is `protectLevel`, else the one `launchMode` carries.
   public init(
-    mode: Mode, level: Int? = nil, levelName: String? = nil, count: Int = 0, lastCause: String? = nil,
-    since: Date, startedAt: Date? = nil, readyWhenDegraded: Bool = false
+    launchMode: LaunchMode, isDegraded: Bool = false, protectLevel: ProtectLevel? = nil, count: Int = 0,
+    lastCause: String? = nil, since: Date, startedAt: Date? = nil, readyWhenDegraded: Bool = false
   ) {
-    self.mode = mode
-    self.level = level
-    self.levelName = levelName
+    self.launchMode = launchMode
+    self.isDegraded = isDegraded
+    self.protectLevel = protectLevel ?? launchMode.protectLevel
     self.count = count
     self.lastCause = lastCause
     self.since = since
@@ -97,16 +81,20 @@ public struct LaunchStatus: Sendable, Equatable, CustomStringConvertible {
     self.readyWhenDegraded = readyWhenDegraded
   }
 
+  /// The mode's name, as the status line and the `launch_protection_mode` gauge say it: one
+  /// of ``modeNames`` (`degraded` when ``isDegraded``, else ``launchMode``'s).
+  public var modeName: String { isDegraded ? "degraded" : launchMode.description }
+
+  /// Every name ``modeName`` may be, in the order of a launch.
+  public static let modeNames = ["idle", "normal", "protect", "relaunched", "finished", "degraded"]
+
   /// Whether `launchingFinished()` was called.
-  public var launchFinished: Bool { mode == .finished }
+  public var launchFinished: Bool { !isDegraded && launchMode == .finished }
 
   /// What a readiness probe should be told (see the type's documentation).
   public var readiness: Readiness {
-    switch mode {
-    case .finished: .ready
-    case .degraded: readyWhenDegraded ? .ready : .degraded
-    case .idle, .normal, .protect, .relaunched: .launching
-    }
+    if isDegraded { return readyWhenDegraded ? .ready : .degraded }
+    return launchMode == .finished ? .ready : .launching
   }
 
   /// Whether a readiness probe should succeed.
@@ -115,7 +103,7 @@ public struct LaunchStatus: Sendable, Equatable, CustomStringConvertible {
   /// How long the launch took, from its start to ``LaunchOrganizer/launchingFinished()``; nil
   /// until it finished. A `Duration`, like every interval of the API.
   public var launchTime: Duration? {
-    guard mode == .finished, let startedAt else { return nil }
+    guard launchFinished, let startedAt else { return nil }
     let seconds = max(0, since.timeIntervalSince(startedAt))
     return .nanoseconds(Int64((seconds * 1e9).rounded()))
   }
@@ -123,7 +111,7 @@ public struct LaunchStatus: Sendable, Equatable, CustomStringConvertible {
   /// How long the launch took, in seconds (0.1's name and type).
   @available(*, deprecated, message: "use launchTime, a Duration")
   public var launchDuration: TimeInterval? {
-    guard mode == .finished, let startedAt else { return nil }
+    guard launchFinished, let startedAt else { return nil }
     return max(0, since.timeIntervalSince(startedAt))
   }
 
@@ -132,11 +120,11 @@ public struct LaunchStatus: Sendable, Equatable, CustomStringConvertible {
   /// previous 3 starts in a row ended waiting for postgres, since …` while a dependency is down;
   /// `…, state untrusted at /srv/state, since …` when the trust rule refused the state.
   public var description: String {
-    var parts = [mode.rawValue]
-    if let level { parts[0] += " level \(level)" + (levelName.map { " (\($0))" } ?? "") }
+    var parts = [modeName]
+    if let protectLevel { parts[0] += " level \(protectLevel.number) (\(protectLevel.name))" }
     parts.append("count \(count)")
     if !waitingFor.isEmpty { parts.append("waiting for " + waitingFor.joined(separator: " and ")) }
-    if let outage = dependencyOutage, mode != .finished {
+    if let outage = dependencyOutage, launchMode != .finished {
       let starts = outage.launchesInARow == 1 ? "start" : "\(outage.launchesInARow) starts in a row"
       parts.append("the previous \(starts) ended waiting for \(outage.dependency)")
     }
@@ -174,18 +162,12 @@ extension LaunchOrganizer {
     return inner.withLock { inner in
       let level: ProtectLevel?
       if case .protect(let attempted) = inner.decision?.mode { level = attempted } else { level = nil }
-      let mode: LaunchStatus.Mode
-      switch inner.mode {
-      case .idle: mode = .idle
-      case .normal: mode = .normal
-      case .protect: mode = inner.degraded ? .degraded : .protect
-      case .relaunched: mode = .relaunched
-      case .finished: mode = .finished
-      }
+      var degraded = false
+      if case .protect = inner.mode { degraded = inner.degraded }
       var status = LaunchStatus(
-        mode: mode, level: level?.number, levelName: level?.name, count: inner.decision?.count ?? 0,
-        lastCause: inner.lastCause, since: inner.since,
-        startedAt: inner.record.map { Date(timeIntervalSince1970: $0.startedAt) }, readyWhenDegraded: readyWhenDegraded)
+        launchMode: inner.mode, isDegraded: degraded, protectLevel: level,
+        count: inner.decision?.count ?? 0, lastCause: inner.lastCause, since: inner.since,
+        startedAt: inner.record?.startDate, readyWhenDegraded: readyWhenDegraded)
       if inner.mode.isLaunching { status.waitingFor = inner.awaitedDependencies }
       status.dependencyOutage = inner.outage
       status.decision = inner.decision

@@ -49,7 +49,7 @@ extension LaunchOrganizer {
   public func handleException(_ type: String, detail: String? = nil) {
     let afterLaunch = currentMode == .finished
     let cause = CrashCause(
-      type: type, detail: detail, pid: getpid(), afterLaunch: afterLaunch, recordedAt: Date().timeIntervalSince1970)
+      type: type, detail: detail, pid: getpid(), afterLaunch: afterLaunch, recordDate: Date())
     let clamped = cause.clamped()
     let (_, problems) = stateStore.update { $0.lastCrashCause = clamped }
     inner.withLock { $0.lastCause = clamped.type }

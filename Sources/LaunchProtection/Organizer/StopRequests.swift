@@ -32,10 +32,10 @@ extension LaunchOrganizer {
     }
     guard let record else { return }
     deadline?.disarm()
-    let now = Date().timeIntervalSince1970
+    let now = Date()
     let (_, problems) = stateStore.update { state in
       guard let index = state.launchesInProgress.firstIndex(where: { $0.launchID == record.launchID }) else { return }
-      state.launchesInProgress[index].stopRequestedAt = now
+      state.launchesInProgress[index].stopRequestDate = now
     }
     for problem in problems { emit(.stateProblem(problem)) }
     emit(.stopRequested)

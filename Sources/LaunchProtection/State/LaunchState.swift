@@ -1,7 +1,7 @@
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
 #endif
 
 /// The persisted protection state: one small versioned JSON file.
@@ -41,24 +41,56 @@ public struct LaunchRecord: Codable, Sendable, Equatable {
   public var launchID: String
   /// What the launch was doing when last written.
   public var phase: LaunchPhase
-  /// Seconds since 1970 when the launch began.
-  public var startedAt: Double
-  /// Seconds since 1970 when a stop was requested during the launch (a clean shutdown: the
-  /// launch is not counted, whatever ends the process afterwards).
-  public var stopRequestedAt: Double?
+  /// Seconds since 1970 when the launch began: the state file's `startedAt`, kept as read so
+  /// that a rewrite is byte-identical (``startDate`` is its public form).
+  var startedSeconds: Double
+  /// Seconds since 1970 when a stop was requested, as the state file holds them
+  /// (``stopRequestDate``).
+  var stopRequestedSeconds: Double?
   /// The dependency the launch was waiting for (`LaunchOrganizer.waitForDependency`): a launch
   /// that ends with this set is a dependency outage, not a launch crash.
   public var waitingFor: String?
 
+  // The keys of the state file and of Codable, in 0.2.0's order (Codable encodes in this one).
+  private enum CodingKeys: String, CodingKey {
+    case process, launchID, phase
+    case startedSeconds = "startedAt"
+    case stopRequestedSeconds = "stopRequestedAt"
+    case waitingFor
+  }
+
   /// Creates a record.
   public init(
-    process: ProcessIdentity, launchID: String, phase: LaunchPhase, startedAt: Double, stopRequestedAt: Double? = nil
+    process: ProcessIdentity, launchID: String, phase: LaunchPhase, startDate: Date, stopRequestDate: Date? = nil
+  ) {
+    self.init(
+      process: process, launchID: launchID, phase: phase, startedSeconds: startDate.timeIntervalSince1970,
+      stopRequestedSeconds: stopRequestDate?.timeIntervalSince1970)
+  }
+
+  /// Creates a record from the state file's seconds since 1970.
+  init(
+    process: ProcessIdentity, launchID: String, phase: LaunchPhase, startedSeconds: Double,
+    stopRequestedSeconds: Double? = nil
   ) {
     self.process = process
     self.launchID = launchID
     self.phase = phase
-    self.startedAt = startedAt
-    self.stopRequestedAt = stopRequestedAt
+    self.startedSeconds = startedSeconds
+    self.stopRequestedSeconds = stopRequestedSeconds
+  }
+
+  /// When the launch began.
+  public var startDate: Date {
+    get { Date(timeIntervalSince1970: startedSeconds) }
+    set { startedSeconds = newValue.timeIntervalSince1970 }
+  }
+
+  /// When a stop was requested during the launch (a clean shutdown: the launch is not counted,
+  /// whatever ends the process afterwards); nil when none was.
+  public var stopRequestDate: Date? {
+    get { stopRequestedSeconds.map(Date.init(timeIntervalSince1970:)) }
+    set { stopRequestedSeconds = newValue?.timeIntervalSince1970 }
   }
 }
 
@@ -71,15 +103,34 @@ public struct DependencyOutage: Codable, Sendable, Equatable {
   public var launchesInARow: Int
   /// The process that ended.
   public var pid: Int32
-  /// Seconds since 1970 when this was decided.
-  public var decidedAt: Double
+  /// Seconds since 1970 when this was decided, as the state file holds them (``decisionDate``).
+  var decidedSeconds: Double
+
+  // The keys of the state file and of Codable, in 0.2.0's order (Codable encodes in this one).
+  private enum CodingKeys: String, CodingKey {
+    case dependency, launchesInARow, pid
+    case decidedSeconds = "decidedAt"
+  }
 
   /// Creates a record of an outage.
-  public init(dependency: String, launchesInARow: Int, pid: Int32, decidedAt: Double) {
+  public init(dependency: String, launchesInARow: Int, pid: Int32, decisionDate: Date) {
+    self.init(
+      dependency: dependency, launchesInARow: launchesInARow, pid: pid,
+      decidedSeconds: decisionDate.timeIntervalSince1970)
+  }
+
+  /// Creates a record of an outage from the state file's seconds since 1970.
+  init(dependency: String, launchesInARow: Int, pid: Int32, decidedSeconds: Double) {
     self.dependency = dependency
     self.launchesInARow = launchesInARow
     self.pid = pid
-    self.decidedAt = decidedAt
+    self.decidedSeconds = decidedSeconds
+  }
+
+  /// When this was decided.
+  public var decisionDate: Date {
+    get { Date(timeIntervalSince1970: decidedSeconds) }
+    set { decidedSeconds = newValue.timeIntervalSince1970 }
   }
 }
 
@@ -103,16 +154,34 @@ public struct CrashCause: Codable, Sendable, Equatable {
   public var pid: Int32?
   /// Whether the crash happened after `launchingFinished()` (recorded, never counted).
   public var afterLaunch: Bool
-  /// Seconds since 1970.
-  public var recordedAt: Double
+  /// Seconds since 1970 when it was recorded, as the state file holds them (``recordDate``).
+  var recordedSeconds: Double
+
+  // The keys of the state file and of Codable, in 0.2.0's order (Codable encodes in this one).
+  private enum CodingKeys: String, CodingKey {
+    case type, detail, pid, afterLaunch
+    case recordedSeconds = "recordedAt"
+  }
 
   /// Creates a cause.
-  public init(type: String, detail: String? = nil, pid: Int32? = nil, afterLaunch: Bool = false, recordedAt: Double) {
+  public init(type: String, detail: String? = nil, pid: Int32? = nil, afterLaunch: Bool = false, recordDate: Date) {
+    self.init(
+      type: type, detail: detail, pid: pid, afterLaunch: afterLaunch, recordedSeconds: recordDate.timeIntervalSince1970)
+  }
+
+  /// Creates a cause from the state file's seconds since 1970.
+  init(type: String, detail: String? = nil, pid: Int32? = nil, afterLaunch: Bool = false, recordedSeconds: Double) {
     self.type = type
     self.detail = detail
     self.pid = pid
     self.afterLaunch = afterLaunch
-    self.recordedAt = recordedAt
+    self.recordedSeconds = recordedSeconds
+  }
+
+  /// When it was recorded.
+  public var recordDate: Date {
+    get { Date(timeIntervalSince1970: recordedSeconds) }
+    set { recordedSeconds = newValue.timeIntervalSince1970 }
   }
 }
 
@@ -122,14 +191,31 @@ public struct UncountedExit: Codable, Sendable, Equatable {
   public var reason: UncountedReason
   /// The process that exited.
   public var pid: Int32
-  /// Seconds since 1970 when this was decided.
-  public var decidedAt: Double
+  /// Seconds since 1970 when this was decided, as the state file holds them (``decisionDate``).
+  var decidedSeconds: Double
+
+  // The keys of the state file and of Codable, in 0.2.0's order (Codable encodes in this one).
+  private enum CodingKeys: String, CodingKey {
+    case reason, pid
+    case decidedSeconds = "decidedAt"
+  }
 
   /// Creates a record of an uncounted exit.
-  public init(reason: UncountedReason, pid: Int32, decidedAt: Double) {
+  public init(reason: UncountedReason, pid: Int32, decisionDate: Date) {
+    self.init(reason: reason, pid: pid, decidedSeconds: decisionDate.timeIntervalSince1970)
+  }
+
+  /// Creates a record of an uncounted exit from the state file's seconds since 1970.
+  init(reason: UncountedReason, pid: Int32, decidedSeconds: Double) {
     self.reason = reason
     self.pid = pid
-    self.decidedAt = decidedAt
+    self.decidedSeconds = decidedSeconds
+  }
+
+  /// When this was decided.
+  public var decisionDate: Date {
+    get { Date(timeIntervalSince1970: decidedSeconds) }
+    set { decidedSeconds = newValue.timeIntervalSince1970 }
   }
 }
 

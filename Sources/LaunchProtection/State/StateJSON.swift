@@ -43,7 +43,7 @@ package enum StateJSON {
         out.integer(Int64(pid))
       }
       out.key("recordedAt")
-      out.double(cause.recordedAt)
+      out.double(cause.recordedSeconds)
       out.key("type")
       out.string(cause.type)
       out.close()
@@ -52,7 +52,7 @@ package enum StateJSON {
       out.key("lastDependencyOutage")
       out.open()
       out.key("decidedAt", first: true)
-      out.double(outage.decidedAt)
+      out.double(outage.decidedSeconds)
       out.key("dependency")
       out.string(outage.dependency)
       out.key("launchesInARow")
@@ -65,7 +65,7 @@ package enum StateJSON {
       out.key("lastUncountedExit")
       out.open()
       out.key("decidedAt", first: true)
-      out.double(exit.decidedAt)
+      out.double(exit.decidedSeconds)
       out.key("pid")
       out.integer(Int64(exit.pid))
       out.key("reason")
@@ -97,8 +97,8 @@ package enum StateJSON {
       out.unsigned(record.process.startTime)
       out.close()
       out.key("startedAt")
-      out.double(record.startedAt)
-      if let stop = record.stopRequestedAt {
+      out.double(record.startedSeconds)
+      if let stop = record.stopRequestedSeconds {
         out.key("stopRequestedAt")
         out.double(stop)
       }

@@ -91,9 +91,10 @@ extension StateJSON {
       }
       var record = LaunchRecord(
         process: identity, launchID: try string(required(object, "launchID", path: path()), path: path() + ".launchID"),
-        phase: phase, startedAt: try double(required(object, "startedAt", path: path()), path: path() + ".startedAt"))
+        phase: phase,
+        startedSeconds: try double(required(object, "startedAt", path: path()), path: path() + ".startedAt"))
       if let stop = optional(object, "stopRequestedAt") {
-        record.stopRequestedAt = try double(stop, path: path() + ".stopRequestedAt")
+        record.stopRequestedSeconds = try double(stop, path: path() + ".stopRequestedAt")
       }
       if let dependency = optional(object, "waitingFor") {
         record.waitingFor = try string(dependency, path: path() + ".waitingFor")
@@ -106,7 +107,7 @@ extension StateJSON {
       _ = try object(at: index, path: path)
       var cause = CrashCause(
         type: try string(required(index, "type", path: path), path: path + ".type"),
-        recordedAt: try double(required(index, "recordedAt", path: path), path: path + ".recordedAt"))
+        recordedSeconds: try double(required(index, "recordedAt", path: path), path: path + ".recordedAt"))
       cause.afterLaunch = try boolean(required(index, "afterLaunch", path: path), path: path + ".afterLaunch")
       if let detail = optional(index, "detail") { cause.detail = try string(detail, path: path + ".detail") }
       if let pid = optional(index, "pid") { cause.pid = try integer(pid, path: path + ".pid") }
@@ -122,7 +123,7 @@ extension StateJSON {
       }
       return UncountedExit(
         reason: reason, pid: try integer(required(index, "pid", path: path), path: path + ".pid"),
-        decidedAt: try double(required(index, "decidedAt", path: path), path: path + ".decidedAt"))
+        decidedSeconds: try double(required(index, "decidedAt", path: path), path: path + ".decidedAt"))
     }
 
     private func dependencyOutage(at index: Int) throws(DecodeError) -> DependencyOutage {
@@ -132,7 +133,7 @@ extension StateJSON {
         dependency: try string(required(index, "dependency", path: path), path: path + ".dependency"),
         launchesInARow: try integer(required(index, "launchesInARow", path: path), path: path + ".launchesInARow"),
         pid: try integer(required(index, "pid", path: path), path: path + ".pid"),
-        decidedAt: try double(required(index, "decidedAt", path: path), path: path + ".decidedAt"))
+        decidedSeconds: try double(required(index, "decidedAt", path: path), path: path + ".decidedAt"))
     }
 
     // Lookups. An object's members are key and value nodes in turn. Only the state's own

@@ -34,7 +34,9 @@ extension LaunchState {
     if let cause = lastCrashCause, let problem = cause.rangeProblem { return "lastCrashCause: \(problem)" }
     if let exit = lastUncountedExit {
       guard exit.pid > 0 else { return "lastUncountedExit: pid \(exit.pid) is not positive" }
-      guard Self.isTime(exit.decidedAt) else { return "lastUncountedExit: decidedAt \(exit.decidedAt) is not a time" }
+      guard Self.isTime(exit.decidedSeconds) else {
+        return "lastUncountedExit: decidedAt \(exit.decidedSeconds) is not a time"
+      }
     }
     if let outage = lastDependencyOutage {
       if let problem = Self.identifierProblem(outage.dependency, "lastDependencyOutage.dependency") { return problem }
@@ -42,8 +44,8 @@ extension LaunchState {
         return "lastDependencyOutage: launchesInARow \(outage.launchesInARow) outside 1...\(Self.maximumCount)"
       }
       guard outage.pid > 0 else { return "lastDependencyOutage: pid \(outage.pid) is not positive" }
-      guard Self.isTime(outage.decidedAt) else {
-        return "lastDependencyOutage: decidedAt \(outage.decidedAt) is not a time"
+      guard Self.isTime(outage.decidedSeconds) else {
+        return "lastDependencyOutage: decidedAt \(outage.decidedSeconds) is not a time"
       }
     }
     return nil
@@ -70,9 +72,9 @@ extension LaunchRecord {
       return problem
     }
     if let problem = LaunchState.identifierProblem(launchID, "launchID") { return problem }
-    guard LaunchState.isTime(startedAt) else { return "startedAt \(startedAt) is not a time" }
-    if let stopRequestedAt, !LaunchState.isTime(stopRequestedAt) {
-      return "stopRequestedAt \(stopRequestedAt) is not a time"
+    guard LaunchState.isTime(startedSeconds) else { return "startedAt \(startedSeconds) is not a time" }
+    if let stop = stopRequestedSeconds, !LaunchState.isTime(stop) {
+      return "stopRequestedAt \(stop) is not a time"
     }
     if let waitingFor, let problem = LaunchState.identifierProblem(waitingFor, "waitingFor") { return problem }
     return nil
@@ -87,7 +89,7 @@ extension CrashCause {
       return "detail is \(detail.utf8.count) bytes long (at most \(LaunchState.maximumDetailLength))"
     }
     if let pid, pid <= 0 { return "pid \(pid) is not positive" }
-    guard LaunchState.isTime(recordedAt) else { return "recordedAt \(recordedAt) is not a time" }
+    guard LaunchState.isTime(recordedSeconds) else { return "recordedAt \(recordedSeconds) is not a time" }
     return nil
   }
 

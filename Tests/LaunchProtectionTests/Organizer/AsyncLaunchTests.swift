@@ -56,7 +56,7 @@ final class AsyncLaunchTests: XCTestCase {
     try await Task.sleep(for: .milliseconds(300))
     organizer.stopRequested()
     let record = try XCTUnwrap(try launches.state()?.launchesInProgress.first)
-    XCTAssertNotNil(record.stopRequestedAt, "recorded while launchingFinished is still held")
+    XCTAssertNotNil(record.stopRequestDate, "recorded while launchingFinished is still held")
     await finishing.value
   }
 }

@@ -50,7 +50,7 @@ final class DeadlineClaimTests: XCTestCase {
     let ended = ChildProcess.wait(pid, timeout: 10)
     XCTAssertTrue([.signaled(SIGABRT), .signaled(SIGTERM)].contains(ended), "\(String(describing: ended))")
     XCTAssertEqual(runs.named("stop_requested").count, 0, "\(runs.all())")
-    XCTAssertNil(try runs.state()?.launchesInProgress.first?.stopRequestedAt)
+    XCTAssertNil(try runs.state()?.launchesInProgress.first?.stopRequestDate)
     XCTAssertEqual(runs.run(app: plainApp), .exited(0))
     XCTAssertEqual(runs.lastCount, 1, "the hung launch counts: it was not a clean shutdown")
   }

@@ -18,18 +18,18 @@ final class LaunchStatusTests: XCTestCase {
     let launches = SimulatedLaunches()
     let organizer = launches.organizer()
     let idle = organizer.status
-    XCTAssertEqual(idle.mode, .idle)
+    XCTAssertEqual(idle.launchMode, .idle)
     XCTAssertEqual(idle.readiness, .launching)
     XCTAssertNil(idle.startedAt)
-    XCTAssertNil(idle.level)
+    XCTAssertNil(idle.protectLevel)
 
     let during = Mutex<LaunchStatus?>(nil)
     organizer.finishLaunching(
       policy: .threshold(2), launch: { during.withLock { $0 = organizer.status } }, protect: { _ in })
     let launching = try XCTUnwrap(during.withLock { $0 })
-    XCTAssertEqual(launching.mode, .normal)
+    XCTAssertEqual(launching.launchMode, .normal)
     XCTAssertEqual(launching.count, 0)
-    XCTAssertNil(launching.level)
+    XCTAssertNil(launching.protectLevel)
     XCTAssertFalse(launching.isReady)
     XCTAssertFalse(launching.launchFinished)
     XCTAssertNotNil(launching.startedAt)
@@ -38,7 +38,7 @@ final class LaunchStatusTests: XCTestCase {
 
     organizer.launchingFinished()
     let finished = organizer.status
-    XCTAssertEqual(finished.mode, .finished)
+    XCTAssertEqual(finished.launchMode, .finished)
     XCTAssertTrue(finished.launchFinished)
     XCTAssertEqual(finished.readiness, .ready)
     XCTAssertTrue(finished.isReady)
@@ -62,19 +62,21 @@ final class LaunchStatusTests: XCTestCase {
         organizer.protectFinished()
       })
     let statuses = seen.withLock { $0 }
-    XCTAssertEqual(statuses.map(\.mode), [.protect, .relaunched])
+    let level = ProtectLevel(number: 1, name: "clear-caches", minimumCrashes: 2)
+    XCTAssertEqual(statuses.map(\.launchMode), [.protect(level), .relaunched(after: level)])
+    XCTAssertEqual(statuses.map(\.modeName), ["protect", "relaunched"])
     XCTAssertEqual(statuses.map(\.readiness), [.launching, .launching])
-    XCTAssertEqual(statuses.map(\.level), [1, 1])
-    XCTAssertEqual(statuses.map(\.levelName), ["clear-caches", "clear-caches"])
+    XCTAssertEqual(statuses.map(\.protectLevel), [level, level])
     XCTAssertEqual(statuses.map(\.count), [2, 2])
     XCTAssertGreaterThanOrEqual(statuses[1].since, statuses[0].since)
     XCTAssertEqual(statuses[0].description.prefix(38), "protect level 1 (clear-caches), count ")
 
     organizer.launchingFinished()
     let finished = organizer.status
-    XCTAssertEqual(finished.mode, .finished)
+    XCTAssertEqual(finished.launchMode, .finished)
     XCTAssertTrue(finished.isReady)
-    XCTAssertEqual(finished.level, 1, "the level this launch ran at stays visible")
+    XCTAssertEqual(finished.protectLevel, level, "the level this launch ran at stays visible")
+    XCTAssertEqual(finished.description.prefix(39), "finished level 1 (clear-caches), count ")
     XCTAssertEqual(finished.count, 2, "the count this launch saw, not the persisted 0")
     XCTAssertEqual(try launches.state()?.consecutiveCrashes, 0)
   }
@@ -88,11 +90,11 @@ final class LaunchStatusTests: XCTestCase {
       inRepair.withLock { $0 = organizer.status }
     }
     XCTAssertEqual(outcome, .repaired(ProtectLevel(number: 1, name: "protect", minimumCrashes: 2)))
-    XCTAssertEqual(inRepair.withLock { $0?.mode }, .protect)
-    XCTAssertEqual(organizer.status.mode, .relaunched)
+    XCTAssertEqual(inRepair.withLock { $0?.modeName }, "protect")
+    XCTAssertEqual(organizer.status.modeName, "relaunched")
     XCTAssertFalse(organizer.status.isReady)
     await organizer.markLaunchingFinished()
-    XCTAssertEqual(organizer.status.mode, .finished)
+    XCTAssertEqual(organizer.status.launchMode, .finished)
     XCTAssertTrue(organizer.status.isReady)
   }
 
@@ -115,17 +117,20 @@ final class LaunchStatusTests: XCTestCase {
 
   func testDegradedIsNotReadyByDefault() {
     let status = degradedOrganizer(readyWhenDegraded: false).status
-    XCTAssertEqual(status.mode, .degraded)
+    XCTAssertTrue(status.isDegraded)
+    XCTAssertEqual(status.launchMode, .protect(ProtectLevel(number: 1, name: "protect", minimumCrashes: 2)))
+    XCTAssertEqual(status.modeName, "degraded")
+    XCTAssertEqual(status.description.prefix(36), "degraded level 1 (protect), count 3,")
     XCTAssertEqual(status.readiness, .degraded)
     XCTAssertFalse(status.isReady)
     XCTAssertFalse(status.launchFinished)
-    XCTAssertEqual(status.level, 1)
+    XCTAssertEqual(status.protectLevel?.number, 1)
     XCTAssertEqual(status.count, 3)
   }
 
   func testDegradedIsReadyWhenTheAppSaysSo() {
     let status = degradedOrganizer(readyWhenDegraded: true).status
-    XCTAssertEqual(status.mode, .degraded)
+    XCTAssertTrue(status.isDegraded)
     XCTAssertEqual(status.readiness, .ready)
     XCTAssertTrue(status.isReady)
     XCTAssertFalse(status.launchFinished, "ready, yet the launch never finished")
@@ -150,7 +155,7 @@ final class LaunchStatusTests: XCTestCase {
     let times: [TimeInterval] = [0, 1_764_000_000.75, 951_782_400, 4_102_444_799.999, -86_400.5, 1_700_000_000]
     for time in times {
       let date = Date(timeIntervalSince1970: time)
-      let status = LaunchStatus(mode: .finished, count: 0, since: date)
+      let status = LaunchStatus(launchMode: .finished, count: 0, since: date)
       XCTAssertTrue(status.description.hasSuffix("since \(date.formatted(.iso8601))"), "\(time): \(status.description)")
     }
   }
@@ -194,7 +199,10 @@ final class LaunchStatusTests: XCTestCase {
   }
 
   func testAStatusMadeWithoutSayingIsNotReadyWhenDegraded() {
-    XCTAssertEqual(LaunchStatus(mode: .degraded, since: Date()).readiness, .degraded)
-    XCTAssertEqual(LaunchStatus(mode: .degraded, since: Date(), readyWhenDegraded: true).readiness, .ready)
+    let degraded = LaunchMode.protect(ProtectLevel(number: 1, name: "protect", minimumCrashes: 2))
+    XCTAssertEqual(LaunchStatus(launchMode: degraded, isDegraded: true, since: Date()).readiness, .degraded)
+    XCTAssertEqual(
+      LaunchStatus(launchMode: degraded, isDegraded: true, since: Date(), readyWhenDegraded: true).readiness, .ready)
+    XCTAssertEqual(LaunchStatus(launchMode: degraded, since: Date()).protectLevel?.number, 1, "the mode's level")
   }
 }

@@ -21,7 +21,7 @@ final class OptOutTests: XCTestCase {
   /// A launch asked to stop (`stopRequested()`), then ended unfinished.
   private func stoppedLaunch(_ launches: SimulatedLaunches) throws {
     launch(launches).stopRequested()
-    XCTAssertNotNil(try launches.state()?.launchesInProgress.first?.stopRequestedAt)
+    XCTAssertNotNil(try launches.state()?.launchesInProgress.first?.stopRequestDate)
   }
 
   func testWithoutIgnoreTerminationAStoppedLaunchCounts() throws {

@@ -45,7 +45,7 @@ final class StopWatcherTests: XCTestCase {
     // Time for the watcher to go on past the adoption (where the old code dropped the source).
     usleep(300_000)
     XCTAssertEqual(hookRuns.load(ordering: .relaxed), 1, "the watcher kept re-checking after the launch finished")
-    XCTAssertEqual(organizer.status.mode, .finished)
+    XCTAssertEqual(organizer.status.launchMode, .finished)
   }
 }
 

@@ -36,12 +36,14 @@ final class BadStateFileTests: XCTestCase {
     state.launchesInProgress = [
       LaunchRecord(
         process: ProcessIdentity(pid: 4242, startTime: 4242, bootID: "boot-A"), launchID: "dead-launch",
-        phase: .launching, startedAt: 1_700_000_000)
+        phase: .launching, startDate: Date(timeIntervalSince1970: 1_700_000_000))
     ]
-    state.lastCrashCause = CrashCause(type: "SIGSEGV", detail: "main thread", pid: 4241, recordedAt: 1_700_000_000)
-    state.lastUncountedExit = UncountedExit(reason: .cleanExit, pid: 4240, decidedAt: 1_700_000_000)
+    state.lastCrashCause = CrashCause(
+      type: "SIGSEGV", detail: "main thread", pid: 4241, recordDate: Date(timeIntervalSince1970: 1_700_000_000))
+    state.lastUncountedExit = UncountedExit(
+      reason: .cleanExit, pid: 4240, decisionDate: Date(timeIntervalSince1970: 1_700_000_000))
     state.lastDependencyOutage = DependencyOutage(
-      dependency: "postgres", launchesInARow: 2, pid: 4239, decidedAt: 1_700_000_000)
+      dependency: "postgres", launchesInARow: 2, pid: 4239, decisionDate: Date(timeIntervalSince1970: 1_700_000_000))
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys]
     return String(decoding: try encoder.encode(state), as: UTF8.self)

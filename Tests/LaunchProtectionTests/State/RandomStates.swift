@@ -31,25 +31,25 @@ extension StateJSONTests {
           pid: Int32(truncatingIfNeeded: generator.next()), startTime: generator.next() >> (generator.next() % 64),
           bootID: text(36), machine: maybe { text(10) }),
         launchID: text(36), phase: [.launching, .protecting, .relaunching][Int(generator.next() % 3)],
-        startedAt: time())
-      record.stopRequestedAt = maybe { time() }
+        startedSeconds: time())
+      record.stopRequestedSeconds = maybe { time() }
       record.waitingFor = maybe { text(12) }
       return record
     }
     state.lastCrashCause = maybe {
       CrashCause(
         type: text(10), detail: maybe { text(200) }, pid: maybe { Int32(truncatingIfNeeded: generator.next()) },
-        afterLaunch: generator.next() % 2 == 0, recordedAt: time())
+        afterLaunch: generator.next() % 2 == 0, recordedSeconds: time())
     }
     state.lastUncountedExit = maybe {
       UncountedExit(
         reason: [.cleanExit, .terminated, .reboot][Int(generator.next() % 3)],
-        pid: Int32(truncatingIfNeeded: generator.next()), decidedAt: time())
+        pid: Int32(truncatingIfNeeded: generator.next()), decidedSeconds: time())
     }
     state.lastDependencyOutage = maybe {
       DependencyOutage(
         dependency: text(12), launchesInARow: Int(generator.next() % 1_000_000) + 1,
-        pid: Int32(truncatingIfNeeded: generator.next()), decidedAt: time())
+        pid: Int32(truncatingIfNeeded: generator.next()), decidedSeconds: time())
     }
     return state
   }

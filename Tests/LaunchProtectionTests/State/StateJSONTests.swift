@@ -75,14 +75,14 @@ final class StateJSONTests: XCTestCase {
     XCTAssertEqual(state.attemptedProtectLevel, 3)
     XCTAssertEqual(state.launchesInProgress.first?.process.startTime, UInt64.max)
     XCTAssertEqual(state.launchesInProgress.first?.process.machine, "node-7/\"ü\"")
-    XCTAssertEqual(state.launchesInProgress.first?.startedAt, 1_764_001_234.123_456_7)
+    XCTAssertEqual(state.launchesInProgress.first?.startedSeconds, 1_764_001_234.123_456_7)
     XCTAssertEqual(state.launchesInProgress.last?.process.pid, Int32.max)
     XCTAssertEqual(
       state.lastCrashCause?.detail,
       "quote \" backslash \\ slash / newline \n tab \t cr \r bs \u{8} ff \u{C} nul \u{0} one \u{1} us \u{1F} del \u{7F} é 漢字 🚀 line\u{2028}sep"
     )
-    XCTAssertEqual(state.lastCrashCause?.recordedAt, 253_402_300_799.999_97)
-    XCTAssertEqual(state.lastUncountedExit?.decidedAt, 0.000_001)
+    XCTAssertEqual(state.lastCrashCause?.recordedSeconds, 253_402_300_799.999_97)
+    XCTAssertEqual(state.lastUncountedExit?.decidedSeconds, 0.000_001)
   }
 
   func testEncodingIsWhatJSONEncoderWroteAndJSONDecoderReads() throws {
@@ -103,7 +103,7 @@ final class StateJSONTests: XCTestCase {
   func testEveryControlCharacterAndTheSpecialOnesAreEscaped() throws {
     var state = LaunchState()
     let text = String(String.UnicodeScalarView((0..<0x80).compactMap(Unicode.Scalar.init))) + "\u{2028}\u{10FFFF}é"
-    state.lastCrashCause = CrashCause(type: "t", detail: text, recordedAt: 1)
+    state.lastCrashCause = CrashCause(type: "t", detail: text, recordedSeconds: 1)
     let bytes = StateJSON.encode(state)
     XCTAssertFalse(bytes.contains { $0 < 0x20 }, "no raw control character")
     XCTAssertEqual(
@@ -119,7 +119,7 @@ final class StateJSONTests: XCTestCase {
     state.launchesInProgress = [
       LaunchRecord(
         process: ProcessIdentity(pid: 7, startTime: 9, bootID: "b"), launchID: "l", phase: .launching,
-        startedAt: 1_700_000_000.5)
+        startedSeconds: 1_700_000_000.5)
     ]
     // Pretty-printed, unsorted, with escapes where none are needed and unknown keys.
     let pretty = JSONEncoder()
@@ -247,7 +247,7 @@ final class StateJSONTests: XCTestCase {
     state.launchesInProgress = [
       LaunchRecord(
         process: ProcessIdentity(pid: 7, startTime: 9, bootID: "b"), launchID: "l", phase: .launching,
-        startedAt: 12_345.5)
+        startedSeconds: 12_345.5)
     ]
     let text = String(decoding: try Self.foundationEncode(state), as: UTF8.self)
     XCTAssertTrue(text.contains("12345.5"))
@@ -259,8 +259,8 @@ final class StateJSONTests: XCTestCase {
     }
     for zero in ["0", "0.0", "0e-400", "-0.000e5"] {
       let json = Array(text.replacingOccurrences(of: "12345.5", with: zero).utf8)
-      XCTAssertEqual(try Self.decode(json).launchesInProgress.first?.startedAt, 0, zero)
-      XCTAssertEqual(try Self.foundationDecode(json).launchesInProgress.first?.startedAt, 0, zero)
+      XCTAssertEqual(try Self.decode(json).launchesInProgress.first?.startedSeconds, 0, zero)
+      XCTAssertEqual(try Self.foundationDecode(json).launchesInProgress.first?.startedSeconds, 0, zero)
     }
   }
 

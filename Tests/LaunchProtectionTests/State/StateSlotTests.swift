@@ -96,7 +96,8 @@ final class StateSlotTests: XCTestCase {
   /// Writes a state whose last crash cause's detail is `length` bytes long; returns the file's bytes.
   private func write(detailLength length: Int, in directory: String) throws -> [UInt8] {
     var state = LaunchState()
-    state.lastCrashCause = CrashCause(type: "t", detail: String(repeating: "d", count: length), recordedAt: 1)
+    state.lastCrashCause = CrashCause(
+      type: "t", detail: String(repeating: "d", count: length), recordDate: Date(timeIntervalSince1970: 1))
     XCTAssertNil(StateStore(directory: directory).overwrite(state))
     return Array(try Data(contentsOf: URL(fileURLWithPath: directory + "/launch-state.json")))
   }

@@ -26,7 +26,7 @@ final class StateValidationTests: XCTestCase {
   }
 
   private func cause(pid: Int32? = 7, detail: String? = nil) -> CrashCause {
-    CrashCause(type: "SIGSEGV", detail: detail, pid: pid, recordedAt: 1_700_000_000)
+    CrashCause(type: "SIGSEGV", detail: detail, pid: pid, recordDate: Date(timeIntervalSince1970: 1_700_000_000))
   }
 
   func testIdentifiersUpToTheMaximumLength() {
@@ -46,12 +46,18 @@ final class StateValidationTests: XCTestCase {
     accepts({ $0.lastCrashCause = cause(pid: 1) }, "cause pid 1")
     accepts({ $0.lastCrashCause = cause(pid: nil) }, "cause without a pid")
     rejects({ $0.lastCrashCause = cause(pid: 0) }, "cause pid 0")
-    accepts({ $0.lastUncountedExit = UncountedExit(reason: .cleanExit, pid: 1, decidedAt: 1) }, "exit pid 1")
-    rejects({ $0.lastUncountedExit = UncountedExit(reason: .cleanExit, pid: 0, decidedAt: 1) }, "exit pid 0")
+    accepts(
+      {
+        $0.lastUncountedExit = UncountedExit(reason: .cleanExit, pid: 1, decisionDate: Date(timeIntervalSince1970: 1))
+      }, "exit pid 1")
+    rejects(
+      {
+        $0.lastUncountedExit = UncountedExit(reason: .cleanExit, pid: 0, decisionDate: Date(timeIntervalSince1970: 1))
+      }, "exit pid 0")
     func launch(pid: Int32) -> LaunchRecord {
       LaunchRecord(
         process: ProcessIdentity(pid: pid, startTime: 1, bootID: "boot"), launchID: "l", phase: .launching,
-        startedAt: 1)
+        startDate: Date(timeIntervalSince1970: 1))
     }
     accepts({ $0.launchesInProgress = [launch(pid: 1)] }, "launch pid 1")
     rejects({ $0.launchesInProgress = [launch(pid: 0)] }, "launch pid 0")
@@ -67,7 +73,9 @@ final class StateValidationTests: XCTestCase {
   }
 
   func testTimesFrom1970UpToTheYear10000() {
-    func exit(at time: Double) -> UncountedExit { UncountedExit(reason: .cleanExit, pid: 1, decidedAt: time) }
+    func exit(at time: Double) -> UncountedExit {
+      UncountedExit(reason: .cleanExit, pid: 1, decisionDate: Date(timeIntervalSince1970: time))
+    }
     let year10000 = 253_402_300_800.0
     accepts({ $0.lastUncountedExit = exit(at: 0) }, "1970")
     rejects({ $0.lastUncountedExit = exit(at: -1) }, "before 1970")
@@ -80,7 +88,7 @@ final class StateValidationTests: XCTestCase {
     let record = { (index: Int) in
       LaunchRecord(
         process: ProcessIdentity(pid: Int32(index + 1), startTime: 1, bootID: "b"), launchID: "l\(index)",
-        phase: .launching, startedAt: 1_700_000_000)
+        phase: .launching, startDate: Date(timeIntervalSince1970: 1_700_000_000))
     }
     accepts({ $0.launchesInProgress = (0..<most).map(record) }, "\(most) launches in progress")
     rejects({ $0.launchesInProgress = (0...most).map(record) }, "\(most + 1) launches in progress")

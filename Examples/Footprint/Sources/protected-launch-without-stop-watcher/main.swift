@@ -12,4 +12,4 @@ organizer.finishLaunching(
   policy: .threshold(2),
   launch: { organizer.launchingFinished() },
   protect: { _ in organizer.protectFinished() })
-print("hello, protected (\(organizer.status.mode))")
+print("hello, protected (\(organizer.status.modeName))")
