@@ -13,7 +13,7 @@ import Logging
 /// Levels: problems with the persisted state, exhausted repair levels and a launch past its
 /// deadline are `.error`; entering protect mode, a crash record, a dependency that did not
 /// answer and, at a start after an outage, the outage history (`organizer.log(to:)`: `5 starts
-/// in a row ended waiting for postgres, the last at …`) are `.warning`; a stop request, a held
+/// in a row ended waiting for postgres since …`) are `.warning`; a stop request, a held
 /// action and a wait for a dependency are `.notice`; everything else is `.info`. A report on
 /// SIGTERM's owner: `level(of:)`, by whether a stop can go unrecorded.
 public struct LaunchEventLogger: Sendable {

@@ -18,6 +18,7 @@ import Synchronization
 /// | `launch_protection_dependency_outages_total` | counter | `dependency` | unfinished launches found at this launch that ended waiting for it (not counted as crashes) |
 /// | `launch_protection_dependency_outage_starts` | gauge | `dependency` | starts in a row that ended waiting for it, as this start found them (``LaunchStatus/dependencyOutage``); 0 once a launch finished |
 /// | `launch_protection_dependency_outage_last_seconds` | gauge | `dependency` | when the last of those starts ended, in seconds since 1970; 0 once a launch finished |
+/// | `launch_protection_dependency_outage_since_seconds` | gauge | `dependency` | when the first of those starts ended (``DependencyOutage/since``); 0 once a launch finished |
 ///
 /// Each process records its own launch, so per process the counters are 0 or 1 (they start
 /// again with every restart): sum them over instances, and read a crash loop from the gauges.
@@ -53,6 +54,8 @@ public final class LaunchMetrics: Sendable {
     public static let dependencyOutageStarts = "launch_protection_dependency_outage_starts"
     /// Gauge, label `dependency`.
     public static let dependencyOutageLast = "launch_protection_dependency_outage_last_seconds"
+    /// Gauge, label `dependency`.
+    public static let dependencyOutageSince = "launch_protection_dependency_outage_since_seconds"
     /// Counter, label `kind` (`StateProblem.Code`'s name: `untrusted`, `corrupt`…).
     public static let stateProblems = "launch_protection_state_problems_total"
   }
@@ -133,6 +136,7 @@ public final class LaunchMetrics: Sendable {
     outageShown.withLock { $0 = outage.dependency }
     outageGauges(outage.dependency).starts.record(outage.launchesInARow)
     outageGauges(outage.dependency).last.record(outage.decisionDate.timeIntervalSince1970)
+    outageGauges(outage.dependency).since.record(outage.since.timeIntervalSince1970)
   }
 
   /// A launch finished: the outage is over, its gauges go to 0.
@@ -140,12 +144,14 @@ public final class LaunchMetrics: Sendable {
     guard let dependency = outageShown.withLock({ $0.take() }) else { return }
     outageGauges(dependency).starts.record(0)
     outageGauges(dependency).last.record(0)
+    outageGauges(dependency).since.record(0)
   }
 
-  private func outageGauges(_ dependency: String) -> (starts: Gauge, last: Gauge) {
+  private func outageGauges(_ dependency: String) -> (starts: Gauge, last: Gauge, since: Gauge) {
     (
       Gauge(label: Name.dependencyOutageStarts, dimensions: [("dependency", dependency)], factory: factory),
-      Gauge(label: Name.dependencyOutageLast, dimensions: [("dependency", dependency)], factory: factory)
+      Gauge(label: Name.dependencyOutageLast, dimensions: [("dependency", dependency)], factory: factory),
+      Gauge(label: Name.dependencyOutageSince, dimensions: [("dependency", dependency)], factory: factory)
     )
   }
 

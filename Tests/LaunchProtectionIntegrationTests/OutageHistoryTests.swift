@@ -35,7 +35,8 @@ final class OutageHistoryTests: XCTestCase {
     let line = try XCTUnwrap(lines.first)
     XCTAssertEqual(line.level, .warning)
     XCTAssertTrue(
-      line.message.hasPrefix("5 starts in a row ended waiting for postgres, the last at 20"), line.message)
+      line.message.hasPrefix("5 starts in a row ended waiting for postgres since 20"), line.message)
+    XCTAssertTrue(line.message.contains(", the last at 20"), line.message)
     XCTAssertTrue(line.message.hasSuffix("; none was counted as a launch crash"), line.message)
     XCTAssertFalse(line.message.contains("\n"))
     XCTAssertEqual(line.metadata["launch.outages_in_a_row"], "5")
@@ -46,14 +47,18 @@ final class OutageHistoryTests: XCTestCase {
     let postgres = [("dependency", "postgres")]
     let starts = try metrics.expectGauge(LaunchMetrics.Name.dependencyOutageStarts, postgres)
     let last = try metrics.expectGauge(LaunchMetrics.Name.dependencyOutageLast, postgres)
+    let since = try metrics.expectGauge(LaunchMetrics.Name.dependencyOutageSince, postgres)
     XCTAssertEqual(starts.lastValue, 5)
     XCTAssertEqual(last.lastValue, outage.decisionDate.timeIntervalSince1970)
+    XCTAssertEqual(since.lastValue, outage.since.timeIntervalSince1970)
+    XCTAssertLessThan(outage.since, outage.decisionDate, "the first of the five ended before the last")
     XCTAssertGreaterThan(outage.decisionDate, Date(timeIntervalSince1970: 1_700_000_000), "seconds since 1970")
 
     organizer.waitForDependency("postgres") {}  // answered (the sync form, its result discarded)
     await organizer.markLaunchingFinished()
     XCTAssertEqual(starts.lastValue, 0, "the outage is over once a launch finished")
     XCTAssertEqual(last.lastValue, 0)
+    XCTAssertEqual(since.lastValue, 0)
   }
 
   func testAStartAfterNoOutageAndAfterOneSaysSo() async throws {
@@ -71,7 +76,7 @@ final class OutageHistoryTests: XCTestCase {
     _ = try await second.launch(policy: .threshold(2)) { _ in }
     let line = try XCTUnwrap(storage.all.first { $0.metadata["launch.event"] == "dependency_outages" })
     XCTAssertTrue(
-      line.message.hasPrefix("1 start ended waiting for postgres, the last at "), line.message)
+      line.message.hasPrefix("1 start ended waiting for postgres at 20"), line.message)
     XCTAssertTrue(line.message.hasSuffix("; not counted as a launch crash"), line.message)
   }
 }

@@ -190,14 +190,16 @@ extension LaunchOrganizer.Inner {
 
 extension DependencyOutage {
   /// The outage history in one line, for the log of the start after it: `5 starts in a row
-  /// ended waiting for postgres, the last at 2026-11-28T14:07:12Z (pid 4242); none was counted
-  /// as a launch crash`. Logged at each start that found such a launch (swift-log sink), so an
+  /// ended waiting for postgres since 2026-11-28T14:02:03Z, the last at 2026-11-28T14:07:12Z
+  /// (pid 4242); none was counted as a launch crash`. Logged at each start that found such a launch (swift-log sink), so an
   /// operator sees an outage without asking the server, which does not listen while it waits.
   public var history: String {
-    let starts = launchesInARow == 1 ? "1 start" : "\(launchesInARow) starts in a row"
     let last = LaunchStatus.iso8601(decisionDate)
-    let counted = launchesInARow == 1 ? "not counted" : "none was counted"
-    return "\(starts) ended waiting for \(dependency), the last at \(last) (pid \(pid)); \(counted) as a launch crash"
+    guard launchesInARow > 1 else {
+      return "1 start ended waiting for \(dependency) at \(last) (pid \(pid)); not counted as a launch crash"
+    }
+    return "\(launchesInARow) starts in a row ended waiting for \(dependency) since \(LaunchStatus.iso8601(since)),"
+      + " the last at \(last) (pid \(pid)); none was counted as a launch crash"
   }
 }
 

@@ -193,9 +193,10 @@ extension LaunchOrganizer {
         // ended it: the app giving up, a supervisor's stop, a crash in the client).
         outages.append(old)
         let inARow = (state.lastDependencyOutage?.launchesInARow ?? 0) + 1
+        let now = Date()
         state.lastDependencyOutage = DependencyOutage(
           dependency: dependency, launchesInARow: min(inARow, LaunchState.maximumCount), pid: old.process.pid,
-          decisionDate: Date())
+          decisionDate: now, since: state.lastDependencyOutage?.since ?? now)
       } else if configuration.ignoreTermination, old.stopRequestDate != nil {
         ignored.append((old, .terminated))
         state.lastUncountedExit = UncountedExit(

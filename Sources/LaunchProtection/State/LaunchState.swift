@@ -105,11 +105,16 @@ public struct DependencyOutage: Codable, Sendable, Equatable {
   public var pid: Int32
   /// Seconds since 1970 when this was decided, as the state file holds them (``decisionDate``).
   var decidedSeconds: Double
+  /// Seconds since 1970 when the first outage of this run of starts was decided (``since``);
+  /// nil in a file written before 1.0, which did not keep it.
+  var firstDecidedSeconds: Double?
 
-  // The keys of the state file and of Codable, in 0.2.0's order (Codable encodes in this one).
+  // The keys of the state file and of Codable, in 0.2.0's order (Codable encodes in this one),
+  // then 1.0's optional one.
   private enum CodingKeys: String, CodingKey {
     case dependency, launchesInARow, pid
     case decidedSeconds = "decidedAt"
+    case firstDecidedSeconds = "firstDecidedAt"
   }
 
   /// Creates a record of an outage.
@@ -119,18 +124,35 @@ public struct DependencyOutage: Codable, Sendable, Equatable {
       decidedSeconds: decisionDate.timeIntervalSince1970)
   }
 
+  /// Creates a record of the latest of `launchesInARow` outages, the first of which was
+  /// decided at `since`.
+  public init(dependency: String, launchesInARow: Int, pid: Int32, decisionDate: Date, since: Date) {
+    self.init(
+      dependency: dependency, launchesInARow: launchesInARow, pid: pid,
+      decidedSeconds: decisionDate.timeIntervalSince1970, firstDecidedSeconds: since.timeIntervalSince1970)
+  }
+
   /// Creates a record of an outage from the state file's seconds since 1970.
-  init(dependency: String, launchesInARow: Int, pid: Int32, decidedSeconds: Double) {
+  init(dependency: String, launchesInARow: Int, pid: Int32, decidedSeconds: Double, firstDecidedSeconds: Double? = nil)
+  {
     self.dependency = dependency
     self.launchesInARow = launchesInARow
     self.pid = pid
     self.decidedSeconds = decidedSeconds
+    self.firstDecidedSeconds = firstDecidedSeconds
   }
 
   /// When this was decided.
   public var decisionDate: Date {
     get { Date(timeIntervalSince1970: decidedSeconds) }
     set { decidedSeconds = newValue.timeIntervalSince1970 }
+  }
+
+  /// When the first of these starts in a row ended: the outage's beginning. A record written
+  /// before 1.0 did not keep it: its ``decisionDate`` then.
+  public var since: Date {
+    get { Date(timeIntervalSince1970: firstDecidedSeconds ?? decidedSeconds) }
+    set { firstDecidedSeconds = newValue.timeIntervalSince1970 }
   }
 }
 

@@ -55,6 +55,10 @@ package enum StateJSON {
       out.double(outage.decidedSeconds)
       out.key("dependency")
       out.string(outage.dependency)
+      if let first = outage.firstDecidedSeconds {
+        out.key("firstDecidedAt")
+        out.double(first)
+      }
       out.key("launchesInARow")
       out.integer(Int64(outage.launchesInARow))
       out.key("pid")

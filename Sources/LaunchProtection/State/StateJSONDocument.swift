@@ -133,7 +133,10 @@ extension StateJSON {
         dependency: try string(required(index, "dependency", path: path), path: path + ".dependency"),
         launchesInARow: try integer(required(index, "launchesInARow", path: path), path: path + ".launchesInARow"),
         pid: try integer(required(index, "pid", path: path), path: path + ".pid"),
-        decidedSeconds: try double(required(index, "decidedAt", path: path), path: path + ".decidedAt"))
+        decidedSeconds: try double(required(index, "decidedAt", path: path), path: path + ".decidedAt"),
+        firstDecidedSeconds: try optional(index, "firstDecidedAt").map { (value) throws(DecodeError) in
+          try double(value, path: path + ".firstDecidedAt")
+        })
     }
 
     // Lookups. An object's members are key and value nodes in turn. Only the state's own

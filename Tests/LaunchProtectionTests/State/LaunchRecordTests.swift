@@ -49,5 +49,12 @@ final class LaunchRecordTests: XCTestCase {
       dependency: "db", launchesInARow: 2, pid: 5, decisionDate: Date(timeIntervalSince1970: 6))
     XCTAssertEqual(outage.decisionDate.timeIntervalSince1970, 6)
     XCTAssertEqual(try JSONDecoder().decode(DependencyOutage.self, from: try JSONEncoder().encode(outage)), outage)
+    XCTAssertEqual(outage.since, outage.decisionDate, "a record without the first outage's time (before 1.0)")
+    let streak = DependencyOutage(
+      dependency: "db", launchesInARow: 3, pid: 5, decisionDate: Date(timeIntervalSince1970: 6),
+      since: Date(timeIntervalSince1970: 1))
+    XCTAssertEqual(
+      try json(streak), #"{"decidedAt":6,"dependency":"db","firstDecidedAt":1,"launchesInARow":3,"pid":5}"#)
+    XCTAssertEqual(try JSONDecoder().decode(DependencyOutage.self, from: try JSONEncoder().encode(streak)), streak)
   }
 }

@@ -49,7 +49,8 @@ extension StateJSONTests {
     state.lastDependencyOutage = maybe {
       DependencyOutage(
         dependency: text(12), launchesInARow: Int(generator.next() % 1_000_000) + 1,
-        pid: Int32(truncatingIfNeeded: generator.next()), decidedSeconds: time())
+        pid: Int32(truncatingIfNeeded: generator.next()), decidedSeconds: time(),
+        firstDecidedSeconds: generator.next() % 2 == 0 ? time() : nil)
     }
     return state
   }
