@@ -5,11 +5,17 @@ public struct ScenarioFailure: Sendable, Equatable, Encodable, CustomStringConve
   /// A struct, not an enum, so that a later version can add a kind (an expectation key, a
   /// harness check) without breaking a caller's `switch`: compare with the values below, or
   /// switch over ``rawValue`` and keep a `default`.
-  public struct Kind: Hashable, Sendable, Encodable, CustomStringConvertible {
+  public struct Kind: RawRepresentable, CaseIterable, Hashable, Sendable, Encodable, CustomStringConvertible {
     /// The scenario key it is about (`count`, `state.count`, `stderr_lacks`…).
     public let rawValue: String
 
     private init(_ rawValue: String) { self.rawValue = rawValue }
+
+    /// The kind this version knows by that key; nil for any other.
+    public init?(rawValue: String) {
+      guard let known = Self.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
+      self = known
+    }
 
     /// `outcome:`.
     public static let outcome = Kind("outcome")
