@@ -3,8 +3,9 @@ import LaunchProtection
 /// Turns LaunchProtection's observer events into protocol events.
 enum EventTranslation {
   static func emit(_ event: LaunchProtectionEvent, to log: EventLog, declaring declaration: PolicyDeclaration) {
-    switch event {
-    case .launch(let decision):
+    switch event.kind {
+    case .launch:
+      guard let decision = event.decision else { return }
       var fields: [String: Any] = [
         "count": decision.count, "mode": modeName(decision.mode), "previous_count": decision.previousCount,
         "counted": decision.countedCrashes.map { Int($0.process.pid) },
@@ -25,31 +26,39 @@ enum EventTranslation {
         ]
       }
       log.emit("launch", fields)
-    case .protectEnter(let count, let level):
+    case .protectEnter:
+      guard let count = event.count, let level = event.level else { return }
       log.emit("protect_enter", ["count": count, "level": level.number, "level_name": level.name])
-    case .protectFinish(let level):
-      log.emit("protect_finish", ["level": level.number])
+    case .protectFinish:
+      log.emit("protect_finish", ["level": event.level?.number ?? 0])
     case .relaunch:
       log.emit("relaunch")
     case .launchingFinished:
       log.emit("launching_finished")
-    case .lifeAction(let key, let outcome):
+    case .lifeAction:
+      guard let key = event.lifeActionKey, let outcome = event.lifeActionOutcome else { return }
       log.emit("life_action", ["key": key, "mode": outcome.rawValue])
-    case .stateProblem(let problem):
+    case .stateProblem:
+      guard let problem = event.stateProblem else { return }
       var fields: [String: any Sendable] = ["kind": problem.kind, "detail": problem.description, "path": problem.path]
       if let owner = problem.owner { fields["owner"] = Int(owner) }
       if let mode = problem.mode { fields["mode"] = FileTrust.octal(mode) }
       log.emit("state_problem", fields)
-    case .exceptionRecorded(let cause):
-      log.emit("exception_recorded", ["type": cause.type])
-    case .uncountedExit(let reason):
-      log.emit("uncounted_exit", ["reason": reason.rawValue])
-    case .launchDeadlineExceeded(let phase, let deadline):
-      log.emit("launch_hang", ["phase": phase, "deadline_ms": Int(deadline.wholeMicroseconds / 1000)])
+    case .exceptionRecorded:
+      log.emit("exception_recorded", ["type": event.cause?.type ?? ""])
+    case .uncountedExit:
+      log.emit("uncounted_exit", ["reason": event.uncountedReason?.rawValue ?? ""])
+    case .launchDeadlineExceeded:
+      guard let phase = event.phase, let deadline = event.deadline else { return }
+      log.emit("launch_hang", ["phase": phase.step, "deadline_ms": Int(deadline.wholeMicroseconds / 1000)])
     case .stopRequested:
       log.emit("stop_requested")
-    case .levelsExhausted(let count, let level, let action):
+    case .levelsExhausted:
+      guard let count = event.count, let level = event.level, let action = event.exhaustedAction else { return }
       log.emit("protect_exhausted", ["count": count, "level": level.number, "action": action.description])
+    default:
+      // A kind this version of the probe does not know yet: its name, as the protocol spells kinds.
+      log.emit(event.kind.name)
     }
   }
 

@@ -34,21 +34,23 @@ public struct LaunchEventLogger: Sendable {
 
   /// The level `event` is logged at.
   public static func level(of event: LaunchProtectionEvent) -> Logger.Level {
-    switch event {
+    switch event.kind {
     case .stateProblem, .levelsExhausted, .launchDeadlineExceeded: .error
     case .protectEnter, .exceptionRecorded: .warning
-    case .launch(let decision): decision.count > 0 || !decision.problems.isEmpty ? .notice : .info
+    case .launch:
+      (event.decision?.count ?? 0) > 0 || !(event.decision?.problems.isEmpty ?? true) ? .notice : .info
     case .stopRequested, .uncountedExit: .notice
-    case .lifeAction(_, let outcome): outcome == .ran || outcome == .performed ? .info : .notice
-    case .protectFinish, .relaunch, .launchingFinished: .info
+    case .lifeAction: event.lifeActionOutcome == .ran || event.lifeActionOutcome == .performed ? .info : .notice
+    default: .info
     }
   }
 
   /// The metadata logged with `event`.
   public static func metadata(of event: LaunchProtectionEvent) -> Logger.Metadata {
     var metadata: Logger.Metadata = ["launch.event": "\(name(of: event))"]
-    switch event {
-    case .launch(let decision):
+    switch event.kind {
+    case .launch:
+      guard let decision = event.decision else { break }
       metadata["launch.count"] = "\(decision.count)"
       metadata["launch.previous_count"] = "\(decision.previousCount)"
       metadata["launch.mode"] = "\(decision.mode)"
@@ -58,7 +60,9 @@ public struct LaunchEventLogger: Sendable {
       }
       if !decision.ignored.isEmpty {
         metadata["launch.ignored"] = .array(
-          decision.ignored.map { .dictionary(["pid": "\($0.record.process.pid)", "reason": "\($0.reason.rawValue)"]) })
+          decision.ignored.map {
+            Logger.MetadataValue.dictionary(["pid": "\($0.record.process.pid)", "reason": "\($0.reason.rawValue)"])
+          })
       }
       if decision.resetByNewBinary { metadata["launch.reset_by_new_binary"] = "true" }
       if decision.exhausted { metadata["launch.exhausted"] = "true" }
@@ -66,33 +70,34 @@ public struct LaunchEventLogger: Sendable {
       if !decision.dependencyOutages.isEmpty {
         metadata["launch.dependency_outages"] = .array(
           decision.dependencyOutages.map {
-            .dictionary(["pid": "\($0.process.pid)", "dependency": "\($0.waitingFor ?? "")"])
+            Logger.MetadataValue.dictionary(["pid": "\($0.process.pid)", "dependency": "\($0.waitingFor ?? "")"])
           })
       }
-    case .protectEnter(let count, let level):
-      metadata["launch.count"] = "\(count)"
-      add(level, to: &metadata)
-    case .protectFinish(let level):
-      add(level, to: &metadata)
-    case .lifeAction(let key, let outcome):
-      metadata["launch.action"] = "\(key)"
-      metadata["launch.outcome"] = "\(outcome.rawValue)"
-    case .stateProblem(let problem):
-      metadata["launch.problem"] = "\(problem.kind)"
-    case .exceptionRecorded(let cause):
+    case .protectEnter:
+      if let count = event.count { metadata["launch.count"] = "\(count)" }
+      if let level = event.level { add(level, to: &metadata) }
+    case .protectFinish:
+      if let level = event.level { add(level, to: &metadata) }
+    case .lifeAction:
+      if let key = event.lifeActionKey { metadata["launch.action"] = "\(key)" }
+      if let outcome = event.lifeActionOutcome { metadata["launch.outcome"] = "\(outcome.rawValue)" }
+    case .stateProblem:
+      if let problem = event.stateProblem { metadata["launch.problem"] = "\(problem.kind)" }
+    case .exceptionRecorded:
+      guard let cause = event.cause else { break }
       metadata["launch.cause"] = "\(cause.type)"
       metadata["launch.after_launch"] = "\(cause.afterLaunch)"
       if let pid = cause.pid { metadata["launch.pid"] = "\(pid)" }
-    case .uncountedExit(let reason):
-      metadata["launch.reason"] = "\(reason.rawValue)"
-    case .launchDeadlineExceeded(let phase, let deadline):
-      metadata["launch.phase"] = "\(phase)"
-      metadata["launch.deadline"] = "\(deadline)"
-    case .levelsExhausted(let count, let level, let action):
-      metadata["launch.count"] = "\(count)"
-      add(level, to: &metadata)
-      metadata["launch.exhausted_action"] = "\(action)"
-    case .relaunch, .launchingFinished, .stopRequested:
+    case .uncountedExit:
+      if let reason = event.uncountedReason { metadata["launch.reason"] = "\(reason.rawValue)" }
+    case .launchDeadlineExceeded:
+      if let phase = event.phase { metadata["launch.phase"] = "\(phase.step)" }
+      if let deadline = event.deadline { metadata["launch.deadline"] = "\(deadline)" }
+    case .levelsExhausted:
+      if let count = event.count { metadata["launch.count"] = "\(count)" }
+      if let level = event.level { add(level, to: &metadata) }
+      if let action = event.exhaustedAction { metadata["launch.exhausted_action"] = "\(action)" }
+    default:
       break
     }
     return metadata
@@ -107,22 +112,10 @@ public struct LaunchEventLogger: Sendable {
     !report.stopsRecorded ? .warning : report.stopCanGoUnrecorded ? .notice : .debug
   }
 
-  /// A short machine-readable name for `event` (`launch.event` in the metadata).
+  /// A short machine-readable name for `event` (`launch.event` in the metadata):
+  /// the event kind's `name`.
   public static func name(of event: LaunchProtectionEvent) -> String {
-    switch event {
-    case .launch: "launch"
-    case .protectEnter: "protect_enter"
-    case .protectFinish: "protect_finish"
-    case .relaunch: "relaunch"
-    case .launchingFinished: "launching_finished"
-    case .lifeAction: "life_action"
-    case .stateProblem: "state_problem"
-    case .exceptionRecorded: "exception_recorded"
-    case .uncountedExit: "uncounted_exit"
-    case .launchDeadlineExceeded: "launch_hang"
-    case .stopRequested: "stop_requested"
-    case .levelsExhausted: "protect_exhausted"
-    }
+    event.kind.name
   }
 
   private static func add(_ level: ProtectLevel, to metadata: inout Logger.Metadata) {
@@ -138,7 +131,7 @@ extension LaunchOrganizer {
     let events = LaunchEventLogger(logger)
     observe { [weak self] observation in
       if let event = observation.event { events(event) }
-      if case .launch(let decision) = observation.event, decision.followsDependencyOutage,
+      if let decision = observation.event?.decision, decision.followsDependencyOutage,
         let outage = self?.status.dependencyOutage
       {
         ObservationLog.log(outage, to: logger)

@@ -84,8 +84,9 @@ public final class LaunchMetrics: Sendable {
 
   /// Records one event; `status` is the organizer's status after it (the gauges' values).
   public func record(_ event: LaunchProtectionEvent, status: LaunchStatus) {
-    switch event {
-    case .launch(let decision):
+    switch event.kind {
+    case .launch:
+      guard let decision = event.decision else { break }
       increment(Name.launches, ("outcome", Self.outcome(of: decision)))
       if !decision.countedCrashes.isEmpty {
         let cause = decision.previousCrash.flatMap { $0.afterLaunch ? nil : $0.type } ?? "unknown"
@@ -95,8 +96,8 @@ public final class LaunchMetrics: Sendable {
         increment(Name.dependencyOutages, ("dependency", outage.waitingFor ?? "unknown"))
       }
       if decision.followsDependencyOutage, let outage = status.dependencyOutage { recordOutageHistory(outage) }
-    case .protectEnter(_, let level):
-      increment(Name.protectEntries, ("level", "\(level.number)"))
+    case .protectEnter:
+      increment(Name.protectEntries, ("level", "\(event.level?.number ?? 0)"))
     case .relaunch:
       increment(Name.launches, ("outcome", "relaunched"))
     case .launchingFinished:
@@ -108,11 +109,10 @@ public final class LaunchMetrics: Sendable {
       }
     case .levelsExhausted:
       levelsExhausted.increment()
-    case .stateProblem(let problem):
+    case .stateProblem:
       // An untrusted state directory leaves every launch unprotected: alert on this counter.
-      increment(Name.stateProblems, ("kind", problem.kind))
-    case .protectFinish, .lifeAction, .exceptionRecorded, .uncountedExit, .launchDeadlineExceeded,
-      .stopRequested:
+      increment(Name.stateProblems, ("kind", event.stateProblem?.kind ?? "unknown"))
+    default:
       break
     }
     update(status)

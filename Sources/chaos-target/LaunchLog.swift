@@ -16,7 +16,7 @@ enum LaunchLog {
         guard report.stopCanGoUnrecorded else { return }
         line(report.stopsRecorded ? "notice" : "warning", "\(report) [launch.event=stop_signal]")
       }
-      if case .launch(let decision) = observation.event, decision.followsDependencyOutage,
+      if let decision = observation.event?.decision, decision.followsDependencyOutage,
         let outage = organizer?.status.dependencyOutage
       {
         line("warning", "\(outage.history) [launch.event=dependency_outages]")

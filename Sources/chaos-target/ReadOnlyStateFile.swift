@@ -54,7 +54,7 @@ enum ReadOnlyStateFile {
 enum WriteFailureReport {
   static func install(_ organizer: LaunchOrganizer) {
     organizer.observe { observation in
-      guard case .stateProblem(let problem)? = observation.event, problem.code == .writeFailed,
+      guard let problem = observation.event?.stateProblem, problem.code == .writeFailed,
         let operation = problem.operation, let code = problem.errno
       else { return }
       ChaosProbe.emit("write_failed", ["operation": operation, "errno": name(of: code)])

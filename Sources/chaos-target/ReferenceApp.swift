@@ -243,7 +243,7 @@ final class ReferenceApp: Sendable {
       if configuration.launchingFinished ?? true { await organizer.markLaunchingFinished() }
     } catch {
       ChaosProbe.emit("launch_error", ["detail": "\(error)"])
-      if let failure = error as? LaunchOrganizerError, case .degraded = failure { return }
+      if let failure = error as? LaunchOrganizerError, failure.code == .degraded { return }
       exit(5)
     }
   }

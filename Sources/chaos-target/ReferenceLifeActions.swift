@@ -26,7 +26,7 @@ extension ReferenceApp {
   /// half second before the process ends (`hang_status`).
   func observeHang() {
     organizer.observe { [organizer] observation in
-      guard case .launchDeadlineExceeded? = observation.event else { return }
+      guard observation.event?.kind == .launchDeadlineExceeded else { return }
       let status = organizer.status
       ChaosProbe.emit(
         "hang_status",

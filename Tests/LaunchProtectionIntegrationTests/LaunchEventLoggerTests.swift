@@ -69,7 +69,7 @@ final class LaunchEventLoggerTests: XCTestCase {
     let (logger, storage) = capturingLogger()
     let log = LaunchEventLogger(logger)
     let level = ProtectLevel(number: 3, name: "wipe-data", minimumCrashes: 6)
-    log(.launchDeadlineExceeded(phase: "repair", deadline: .milliseconds(1500)))
+    log(.launchDeadlineExceeded(phase: .protecting, deadline: .milliseconds(1500)))
     log(.levelsExhausted(count: 7, level: level, action: .exit(status: 75)))
     log(.stateProblem(.writeFailed(path: "/state/launch-state.json", operation: "rename", errno: 28)))
     log(.stopRequested)

@@ -14,11 +14,6 @@ import Synchronization
 /// its own — never a Dispatch or cooperative-pool worker, whose signal masks and scheduling
 /// are not ours — and calls `onExpiry` there when a phase outlives it.
 final class LaunchDeadline: Sendable {
-  /// Which part of the launch was running.
-  enum Phase: String, Sendable {
-    case launch, repair, relaunch
-  }
-
   /// The thread a phase runs on (the closure API's caller), to end it first with SIGABRT so the
   /// crash record is its stack; unknown (nil) for the async API.
   struct RunningThread: @unchecked Sendable {
@@ -30,10 +25,10 @@ final class LaunchDeadline: Sendable {
 
   private struct Armed: @unchecked Sendable {
     var generation = 0
-    var phase: Phase?
+    var phase: LaunchPhase?
     var thread: RunningThread?
     var expiresAt: UInt64 = 0
-    var onExpiry: (@Sendable (Phase, RunningThread?) -> Void)?
+    var onExpiry: (@Sendable (LaunchPhase, RunningThread?) -> Void)?
     var watcherStarted = false
     /// Paused while the launch waits for a dependency: `remaining` is the phase's budget left.
     var paused = false
@@ -50,7 +45,7 @@ final class LaunchDeadline: Sendable {
 
   /// Starts (or restarts) the deadline for `phase`.
   func arm(
-    _ phase: Phase, thread: RunningThread?, onExpiry: @escaping @Sendable (Phase, RunningThread?) -> Void
+    _ phase: LaunchPhase, thread: RunningThread?, onExpiry: @escaping @Sendable (LaunchPhase, RunningThread?) -> Void
   ) {
     let nanoseconds = UInt64(max(0, duration.wholeMicroseconds)) * 1000
     let startWatcher = armed.withLock { armed in
@@ -116,7 +111,7 @@ final class LaunchDeadline: Sendable {
         continue
       }
       if wake.wait(until: snapshot.expiresAt) { continue }
-      let expired: (@Sendable (Phase, RunningThread?) -> Void)? = armed.withLock { armed in
+      let expired: (@Sendable (LaunchPhase, RunningThread?) -> Void)? = armed.withLock { armed in
         guard armed.generation == snapshot.generation, armed.phase != nil, !armed.paused else { return nil }
         armed.phase = nil
         return armed.onExpiry

@@ -39,7 +39,7 @@ public struct LaunchDecision: Sendable, Equatable {
   /// Unfinished launches counted as crashes now.
   public var countedCrashes: [LaunchRecord]
   /// Unfinished launches not counted, with the reason.
-  public var ignored: [(record: LaunchRecord, reason: IgnoredReason)]
+  public var ignored: [IgnoredLaunch]
   /// Whether a new executable reset the count.
   public var resetByNewBinary: Bool
   /// The mode chosen.
@@ -56,25 +56,49 @@ public struct LaunchDecision: Sendable, Equatable {
   /// Unfinished launches that ended while waiting for a dependency (``LaunchRecord/waitingFor``):
   /// not counted, and never a reason to repair.
   public var dependencyOutages: [LaunchRecord] = []
+}
 
-  public static func == (lhs: LaunchDecision, rhs: LaunchDecision) -> Bool {
-    lhs.count == rhs.count && lhs.previousCount == rhs.previousCount && lhs.countedCrashes == rhs.countedCrashes
-      && lhs.ignored.map(\.record) == rhs.ignored.map(\.record)
-      && lhs.ignored.map(\.reason) == rhs.ignored.map(\.reason)
-      && lhs.resetByNewBinary == rhs.resetByNewBinary && lhs.mode == rhs.mode && lhs.problems == rhs.problems
-      && lhs.previousCrash == rhs.previousCrash && lhs.exhausted == rhs.exhausted
-      && lhs.dependencyOutages == rhs.dependencyOutages
+/// An unfinished launch found in the state and not counted, with the reason.
+public struct IgnoredLaunch: Sendable, Equatable {
+  /// The launch's record.
+  public var record: LaunchRecord
+  /// Why it was not counted.
+  public var reason: IgnoredReason
+
+  /// An ignored launch.
+  public init(record: LaunchRecord, reason: IgnoredReason) {
+    self.record = record
+    self.reason = reason
   }
 }
 
-/// Why an unfinished launch found in the state was not counted.
-public enum IgnoredReason: String, Sendable, Equatable {
+/// Why an unfinished launch found in the state was not counted. A struct, not an enum, so that
+/// a later version can add a reason without breaking a caller's `switch`: compare with the
+/// values below, or switch over ``rawValue`` and keep a `default`.
+public struct IgnoredReason: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+  /// The name events and log lines carry (`stillRunning`, `reboot`, `terminated`).
+  public let rawValue: String
+
+  private init(_ rawValue: String) { self.rawValue = rawValue }
+
+  /// The reason this version knows by that name; nil for any other.
+  public init?(rawValue: String) {
+    guard let known = Self.all.first(where: { $0.rawValue == rawValue }) else { return nil }
+    self = known
+  }
+
   /// Its process is still running (a parallel launch).
-  case stillRunning
+  public static let stillRunning = IgnoredReason("stillRunning")
   /// The machine rebooted since it started.
-  case reboot
+  public static let reboot = IgnoredReason("reboot")
   /// A stop was requested during it (SIGTERM seen by the organizer, or `stopRequested()`).
-  case terminated
+  public static let terminated = IgnoredReason("terminated")
+
+  /// Every reason this version knows.
+  public static let all: [IgnoredReason] = [.stillRunning, .reboot, .terminated]
+
+  /// The name.
+  public var description: String { rawValue }
 }
 
 /// What a life action did.
@@ -87,34 +111,4 @@ public enum LifeActionOutcome: String, Sendable, Equatable {
   case held
   /// A held action ran through `performAction(key:)`.
   case performed
-}
-
-/// Every transition LaunchProtection makes, for the app to log or turn into events.
-public enum LaunchProtectionEvent: Sendable {
-  /// `finishLaunching` decided; the decision says why.
-  case launch(LaunchDecision)
-  /// Protect mode was entered; the level was persisted before this event.
-  case protectEnter(count: Int, level: ProtectLevel)
-  /// `protectFinished()` was called.
-  case protectFinish(level: ProtectLevel)
-  /// The held launch is about to run in this process.
-  case relaunch
-  /// `launchingFinished()` persisted count 0.
-  case launchingFinished
-  /// A life action was handled.
-  case lifeAction(key: String, outcome: LifeActionOutcome)
-  /// The persisted state had a problem (reported, never fatal).
-  case stateProblem(StateProblem)
-  /// `handleException` recorded a cause.
-  case exceptionRecorded(CrashCause)
-  /// This launch ended cleanly before finishing (`exit(0)`), so it will not count.
-  case uncountedExit(UncountedReason)
-  /// `phase` (`launch`, `repair` or `relaunch`) ran past `launchDeadline`; the process is
-  /// about to be ended by SIGABRT and the next launch counts it.
-  case launchDeadlineExceeded(phase: String, deadline: Duration)
-  /// A stop was requested during the launch (SIGTERM or `stopRequested()`), recorded in the
-  /// sentinel: this launch will not count, whatever ends the process.
-  case stopRequested
-  /// Every level was attempted and the launch died again; `action` is what happens now.
-  case levelsExhausted(count: Int, level: ProtectLevel, action: ExhaustedLevels)
 }

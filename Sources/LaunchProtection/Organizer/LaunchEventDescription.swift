@@ -1,23 +1,30 @@
 /// Readable one-line descriptions of the events, for logs (`"\(event)"`).
 extension LaunchProtectionEvent: CustomStringConvertible {
   public var description: String {
-    switch self {
-    case .launch(let decision): decision.description
-    case .protectEnter(let count, let level):
-      "protect mode: repair level \(level.number) (\(level.name)) after \(count) consecutive launch crashes"
-    case .protectFinish(let level): "repair level \(level.number) (\(level.name)) finished"
-    case .relaunch: "relaunching in this process after the repair"
-    case .launchingFinished: "launch finished; crash count reset to 0"
-    case .lifeAction(let key, let outcome): "life action \(key): \(outcome.rawValue)"
-    case .stateProblem(let problem): "state problem: \(problem)"
-    case .exceptionRecorded(let cause):
-      "recorded \(cause.type)\(cause.afterLaunch ? " after the launch (not counted)" : " during the launch")"
-    case .uncountedExit(let reason): "launch ended before finishing (\(reason.rawValue)); not counted"
-    case .launchDeadlineExceeded(let phase, let deadline):
-      "the \(phase) ran past its \(deadline) deadline; aborting (the next launch counts it)"
-    case .stopRequested: "stop requested during the launch; this launch will not be counted"
-    case .levelsExhausted(let count, let level, let action):
-      "every repair level failed (last: \(level.number) \(level.name)) after \(count) launch crashes; \(action)"
+    let level = self.level.map { "\($0.number) (\($0.name))" } ?? "?"
+    switch kind {
+    case .launch: return decision?.description ?? "launch"
+    case .protectEnter:
+      return "protect mode: repair level \(level) after \(count ?? 0) consecutive launch crashes"
+    case .protectFinish: return "repair level \(level) finished"
+    case .relaunch: return "relaunching in this process after the repair"
+    case .launchingFinished: return "launch finished; crash count reset to 0"
+    case .lifeAction: return "life action \(lifeActionKey ?? "?"): \(lifeActionOutcome?.rawValue ?? "?")"
+    case .stateProblem: return "state problem: \(stateProblem.map { "\($0)" } ?? "?")"
+    case .exceptionRecorded:
+      guard let cause else { return "recorded an exception" }
+      return "recorded \(cause.type)\(cause.afterLaunch ? " after the launch (not counted)" : " during the launch")"
+    case .uncountedExit:
+      return "launch ended before finishing (\(uncountedReason?.rawValue ?? "?")); not counted"
+    case .launchDeadlineExceeded:
+      return
+        "the \(phase?.step ?? "launch") ran past its \(deadline.map { "\($0)" } ?? "?") deadline; aborting (the next launch counts it)"
+    case .stopRequested: return "stop requested during the launch; this launch will not be counted"
+    case .levelsExhausted:
+      let last = self.level.map { "\($0.number) \($0.name)" } ?? "?"
+      return
+        "every repair level failed (last: \(last)) after \(count ?? 0) launch crashes; \(exhaustedAction.map { "\($0)" } ?? "?")"
+    default: return kind.name
     }
   }
 }
@@ -32,7 +39,7 @@ extension LaunchDecision: CustomStringConvertible {
     if !countedCrashes.isEmpty {
       parts.append("counted pid \(countedCrashes.map { String($0.process.pid) }.joined(separator: ", "))")
     }
-    for (record, reason) in ignored { parts.append("ignored pid \(record.process.pid) (\(reason.rawValue))") }
+    for launch in ignored { parts.append("ignored pid \(launch.record.process.pid) (\(launch.reason.rawValue))") }
     for record in dependencyOutages {
       parts.append("not counted pid \(record.process.pid) (ended waiting for \(record.waitingFor ?? "a dependency"))")
     }

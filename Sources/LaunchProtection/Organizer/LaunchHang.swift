@@ -16,13 +16,13 @@ import CCrashCapture
 /// written, and the process ended by SIGABRT whatever thread runs the phase and whatever
 /// signal masks are in force.
 extension LaunchOrganizer {
-  func arm(_ phase: LaunchDeadline.Phase, thread: LaunchDeadline.RunningThread?) {
+  func arm(_ phase: LaunchPhase, thread: LaunchDeadline.RunningThread?) {
     deadline?.arm(phase, thread: thread) { [self] phase, thread in launchHung(phase, thread: thread) }
   }
 
   /// Runs on the deadline's own thread. Claims the launch under the lock first, so it can
   /// never fire once `launchingFinished()` or a stop request got there before it.
-  private func launchHung(_ phase: LaunchDeadline.Phase, thread: LaunchDeadline.RunningThread?) {
+  private func launchHung(_ phase: LaunchPhase, thread: LaunchDeadline.RunningThread?) {
     let claimed = inner.withLock { inner in
       guard inner.mode.isLaunching, !inner.hung, !inner.stopRequested else { return false }
       inner.hung = true
@@ -30,13 +30,13 @@ extension LaunchOrganizer {
       return true
     }
     guard claimed, let limit = configuration.launchDeadline else { return }
-    emit(.launchDeadlineExceeded(phase: phase.rawValue, deadline: limit))
+    emit(.launchDeadlineExceeded(phase: phase, deadline: limit))
     let cause = CrashCause(
-      type: "launch-hang", detail: "the \(phase.rawValue) ran past its \(limit) deadline", pid: getpid(),
+      type: "launch-hang", detail: "the \(phase.step) ran past its \(limit) deadline", pid: getpid(),
       afterLaunch: false, recordDate: Date())
     let (_, problems) = stateStore.update { $0.lastCrashCause = cause }
     for problem in problems { emit(.stateProblem(problem)) }
-    SystemdNotify.send("STATUS=launch hung in the \(phase.rawValue) past \(limit); aborting")
+    SystemdNotify.send("STATUS=launch hung in the \(phase.step) past \(limit); aborting")
     if CrashCapture.isInstalled {
       // Every thread that can take SIGPROF (the cooperative pool's included) writes its stack.
       _ = lcc_dump_all_threads(200)

@@ -13,20 +13,50 @@ public enum LaunchOutcome: Sendable, Equatable {
   case repaired(ProtectLevel)
 }
 
-/// Misuse of the async API.
-public enum LaunchOrganizerError: Error, Sendable, Equatable, CustomStringConvertible {
+/// What the async API throws when the launch cannot go on. A struct, not an enum, so that a
+/// later version can add a case without breaking a caller's `catch` or `switch`: compare
+/// ``code-swift.property`` (`catch let error as LaunchOrganizerError where error.code == .degraded`).
+public struct LaunchOrganizerError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// What went wrong. New codes may be added in any release.
+  public struct Code: Hashable, Sendable, CustomStringConvertible {
+    /// The machine-readable name (`already_started`, `degraded`).
+    public let name: String
+    private init(_ name: String) { self.name = name }
+
+    /// `launch` or `finishLaunching` was called before on this organizer.
+    public static let alreadyStarted = Code("already_started")
+    /// Every level was attempted and the policy says to stay degraded: the repair ran and the
+    /// launch must not; serve degraded or wait for a stop (``LaunchOrganizerError/level``).
+    public static let degraded = Code("degraded")
+
+    /// The name.
+    public var description: String { name }
+  }
+
+  /// What went wrong.
+  public let code: Code
+  /// The last level attempted, for ``Code-swift.struct/degraded``.
+  public let level: ProtectLevel?
+
+  private init(_ code: Code, level: ProtectLevel? = nil) {
+    self.code = code
+    self.level = level
+  }
+
   /// `launch` or `finishLaunching` was called before on this organizer.
-  case alreadyStarted
+  public static let alreadyStarted = LaunchOrganizerError(.alreadyStarted)
+
   /// Every level was attempted and the policy says to stay degraded: the repair ran and the
   /// launch must not; serve degraded or wait for a stop.
-  case degraded(ProtectLevel)
+  public static func degraded(_ level: ProtectLevel) -> LaunchOrganizerError {
+    LaunchOrganizerError(.degraded, level: level)
+  }
 
   public var description: String {
-    switch self {
-    case .alreadyStarted: "the launch was already started on this organizer"
-    case .degraded(let level):
-      "every repair level failed (last: \(level.number) \(level.name)); staying degraded, the launch is held"
+    if code == .degraded, let level {
+      return "every repair level failed (last: \(level.number) \(level.name)); staying degraded, the launch is held"
     }
+    return "the launch was already started on this organizer"
   }
 }
 

@@ -90,7 +90,7 @@ extension LaunchOrganizer {
 
   /// The normal launch starts: its deadline, its failpoint.
   func enterLaunch(thread: LaunchDeadline.RunningThread?) {
-    arm(.launch, thread: thread)
+    arm(.launching, thread: thread)
     _ = configuration.failpoints.evaluate("launch.begin")
   }
 
@@ -105,7 +105,7 @@ extension LaunchOrganizer {
       SystemdNotify.send(
         "STATUS=protect mode: repair level \(context.level.number) (\(context.level.name)) after \(context.count) launch crashes\n"
           + extendTimeout)
-      arm(.repair, thread: thread)
+      arm(.protecting, thread: thread)
     }
     _ = configuration.failpoints.evaluate("protect.begin")
   }
@@ -128,7 +128,7 @@ extension LaunchOrganizer {
     guard let (level, launch) = taken else { return nil }
     emit(.protectFinish(level: level))
     SystemdNotify.send("STATUS=repair level \(level.number) done; relaunching\n" + extendTimeout)
-    arm(.relaunch, thread: thread)
+    arm(.relaunching, thread: thread)
     emit(.relaunch)
     _ = configuration.failpoints.evaluate("launch.begin")
     return launch
@@ -242,7 +242,8 @@ extension LaunchOrganizer {
     }
     state.launchesInProgress = kept + [record]
     return LaunchDecision(
-      count: count, previousCount: previousCount, countedCrashes: counted, ignored: ignored,
+      count: count, previousCount: previousCount, countedCrashes: counted,
+      ignored: ignored.map { IgnoredLaunch(record: $0.record, reason: $0.reason) },
       resetByNewBinary: resetByNewBinary, mode: mode, problems: [], previousCrash: previousCrash,
       exhausted: mode != .normal && policy.isExhausted(previousAttempt: attempt), policy: policy,
       dependencyOutages: outages)

@@ -23,20 +23,35 @@ public struct ProtectLevel: Sendable, Equatable, Hashable {
 /// `protectFinished()` — the next launch moves to the next level instead of looping.
 /// What happens once the last level was attempted and the launch died again is `exhausted`
 /// (by default the last level repeats).
-public struct ProtectionPolicy: Sendable {
+///
+/// Two policies are equal when they have the same ladder and exhausted action; custom ones
+/// only when they are copies of one `.custom` (closures cannot be compared).
+public struct ProtectionPolicy: Sendable, Equatable {
   /// The ladder, ordered by `minimumCrashes`.
   public let levels: [ProtectLevel]
   /// What to do after the last level's repair was attempted and the launch died again.
   public private(set) var exhausted: ExhaustedLevels = .repeatLastLevel
-  private let decide: (@Sendable (Int) -> Bool)?
+  private let decider: Decider?
+
+  /// A custom policy's closure, boxed so that copies of one policy compare equal.
+  private final class Decider: Sendable {
+    let decide: @Sendable (Int) -> Bool
+    init(_ decide: @escaping @Sendable (Int) -> Bool) { self.decide = decide }
+  }
+
+  private var decide: (@Sendable (Int) -> Bool)? { decider?.decide }
 
   private init(levels: [ProtectLevel], decide: (@Sendable (Int) -> Bool)?) {
     self.levels = levels
-    self.decide = decide
+    self.decider = decide.map(Decider.init)
+  }
+
+  public static func == (lhs: ProtectionPolicy, rhs: ProtectionPolicy) -> Bool {
+    lhs.levels == rhs.levels && lhs.exhausted == rhs.exhausted && lhs.decider === rhs.decider
   }
 
   /// Whether the app's closure decides (`shouldProtect`) instead of a ladder.
-  public var isCustom: Bool { decide != nil }
+  public var isCustom: Bool { decider != nil }
 
   /// Whether this policy protects at `count` consecutive launch crashes (the level aside).
   /// For a custom policy this calls the app's closure, which must be a pure function of the count.

@@ -156,16 +156,6 @@ public struct DependencyOutage: Codable, Sendable, Equatable {
   }
 }
 
-/// What an unfinished launch was doing.
-public enum LaunchPhase: String, Codable, Sendable {
-  /// Running the normal launch.
-  case launching
-  /// Running a protect-mode repair.
-  case protecting
-  /// Running the launch again after `protectFinished()`.
-  case relaunching
-}
-
 /// Why a process died, as far as anyone saw.
 public struct CrashCause: Codable, Sendable, Equatable {
   /// A short type: a signal name (`SIGSEGV`) or a reporter's exception name.
@@ -239,14 +229,4 @@ public struct UncountedExit: Codable, Sendable, Equatable {
     get { Date(timeIntervalSince1970: decidedSeconds) }
     set { decidedSeconds = newValue.timeIntervalSince1970 }
   }
-}
-
-/// Why an unfinished launch is not a crash.
-public enum UncountedReason: String, Codable, Sendable {
-  /// The process called `exit(0)` during launch.
-  case cleanExit
-  /// A stop was requested during the launch (a clean shutdown).
-  case terminated
-  /// The machine rebooted since (boot id changed).
-  case reboot
 }

@@ -19,7 +19,7 @@ final class LaunchDeadlineTests: XCTestCase {
     }
     let before = watchers()
     let deadline = LaunchDeadline(duration: .seconds(60))
-    for phase in [LaunchDeadline.Phase.launch, .repair, .relaunch] {
+    for phase in [LaunchPhase.launching, .protecting, .relaunching] {
       deadline.arm(phase, thread: nil) { _, _ in }
     }
     usleep(50_000)
@@ -33,7 +33,7 @@ final class LaunchDeadlineTests: XCTestCase {
     let deadline = LaunchDeadline(duration: .milliseconds(2000))
     let fired = Mutex<[UInt64]>([])
     let armedAt = DispatchTime.now().uptimeNanoseconds
-    deadline.arm(.launch, thread: nil) { _, _ in fired.withLock { $0.append(DispatchTime.now().uptimeNanoseconds) } }
+    deadline.arm(.launching, thread: nil) { _, _ in fired.withLock { $0.append(DispatchTime.now().uptimeNanoseconds) } }
     usleep(1_500_000)
     deadline.pause()
     usleep(2_500_000)  // longer than the whole deadline, paused
@@ -53,7 +53,7 @@ final class LaunchDeadlineTests: XCTestCase {
     let deadline = LaunchDeadline(duration: .milliseconds(100))
     let fired = Mutex(0)
     deadline.pause()
-    deadline.arm(.relaunch, thread: nil) { _, _ in fired.withLock { $0 += 1 } }
+    deadline.arm(.relaunching, thread: nil) { _, _ in fired.withLock { $0 += 1 } }
     usleep(300_000)
     XCTAssertEqual(fired.withLock { $0 }, 0)
     deadline.resume()

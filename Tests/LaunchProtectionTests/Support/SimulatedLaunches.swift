@@ -62,20 +62,24 @@ final class Recorder: Sendable {
   private let entries = Mutex<[String]>([])
 
   func record(_ event: LaunchProtectionEvent) {
-    switch event {
-    case .launch(let decision): note("launch count=\(decision.count) mode=\(decision.mode)")
-    case .protectEnter(let count, let level): note("protect_enter count=\(count) level=\(level.number)")
-    case .protectFinish(let level): note("protect_finish level=\(level.number)")
-    case .relaunch: note("relaunch")
-    case .launchingFinished: note("launching_finished")
-    case .lifeAction(let key, let outcome): note("life_action \(key) \(outcome.rawValue)")
-    case .stateProblem(let problem): note("state_problem \(problem.kind)")
-    case .exceptionRecorded(let cause): note("exception \(cause.type) after_launch=\(cause.afterLaunch)")
-    case .uncountedExit(let reason): note("uncounted_exit \(reason.rawValue)")
-    case .launchDeadlineExceeded(let phase, _): note("launch_hang \(phase)")
-    case .stopRequested: note("stop_requested")
-    case .levelsExhausted(let count, let level, let action):
-      note("exhausted count=\(count) level=\(level.number) \(action)")
+    let count = event.count ?? 0
+    let level = event.level?.number ?? 0
+    switch event.kind {
+    case .launch:
+      guard let decision = event.decision else { return }
+      note("launch count=\(decision.count) mode=\(decision.mode)")
+    case .protectEnter: note("protect_enter count=\(count) level=\(level)")
+    case .protectFinish: note("protect_finish level=\(level)")
+    case .lifeAction: note("life_action \(event.lifeActionKey ?? "") \(event.lifeActionOutcome?.rawValue ?? "")")
+    case .stateProblem: note("state_problem \(event.stateProblem?.kind ?? "")")
+    case .exceptionRecorded:
+      guard let cause = event.cause else { return }
+      note("exception \(cause.type) after_launch=\(cause.afterLaunch)")
+    case .uncountedExit: note("uncounted_exit \(event.uncountedReason?.rawValue ?? "")")
+    case .launchDeadlineExceeded: note("launch_hang \(event.phase?.step ?? "")")
+    case .levelsExhausted:
+      note("exhausted count=\(count) level=\(level) \(event.exhaustedAction.map { "\($0)" } ?? "")")
+    default: note(event.kind.name)
     }
   }
 
