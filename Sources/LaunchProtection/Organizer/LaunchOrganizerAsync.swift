@@ -155,3 +155,15 @@ extension LaunchOrganizer {
     await offPool(onStopWorker: true) { [self] in stopRequested() }
   }
 }
+
+extension LaunchOrganizerError {
+  /// Matches an error by its code: `if case .degraded = error`.
+  public static func ~= (code: Code, error: LaunchOrganizerError) -> Bool {
+    error.code == code
+  }
+
+  /// Matches any error against one of these: `catch LaunchOrganizerError.alreadyStarted`.
+  public static func ~= (expected: LaunchOrganizerError, error: any Error) -> Bool {
+    (error as? LaunchOrganizerError) == expected
+  }
+}

@@ -179,3 +179,11 @@ extension LaunchProtectionEvent {
     launchDeadlineExceeded(phase: LaunchPhase(step: phase) ?? .launching, deadline: deadline)
   }
 }
+
+extension LaunchProtectionEvent {
+  /// Matches an event by its kind, so that 0.2.0's patterns without bindings still compile:
+  /// `if case .protectEnter = event`, `case .launch:` in a `switch` over an event.
+  public static func ~= (kind: Kind, event: LaunchProtectionEvent) -> Bool {
+    event.kind == kind
+  }
+}

@@ -36,3 +36,21 @@ func handle(_ error: any Error) -> Bool {
   if error == .alreadyStarted { return true }
   return error.code == .degraded && error.level != nil
 }
+
+/// 0.2.0's patterns without bindings, on events with a payload and on the async API's error.
+func oldPatterns(_ observation: LaunchObservation, _ error: any Error) -> Int {
+  guard let event = observation.event else { return 0 }
+  if case .protectEnter = event { return 1 }
+  if case .uncountedExit? = observation.event { return 7 }
+  // `case .launchDeadlineExceeded` is ambiguous (two construction overloads): compare `event.kind`.
+  guard event.kind == .launchDeadlineExceeded else {
+    switch event {
+    case .launch: return 2
+    case .stopRequested: return 3
+    default: break
+    }
+    if let failure = error as? LaunchOrganizerError, case .degraded = failure { return 4 }
+    return 0
+  }
+  do { throw error } catch LaunchOrganizerError.alreadyStarted { return 5 } catch { return 6 }
+}
