@@ -14,8 +14,10 @@ import Logging
 /// deadline are `.error`; entering protect mode, a crash record, a dependency that did not
 /// answer and, at a start after an outage, the outage history (`organizer.log(to:)`: `5 starts
 /// in a row ended waiting for postgres since …`) are `.warning`; a stop request, a held
-/// action and a wait for a dependency are `.notice`; everything else is `.info`. A report on
-/// SIGTERM's owner: `level(of:)`, by whether a stop can go unrecorded.
+/// action and a dependency that answered only after ``slowDependencyWait`` are `.notice`; the
+/// beginning of a wait is `.debug`; everything else is `.info`. So a healthy start logs nothing
+/// at `.notice`, even when it waits for a database. A report on SIGTERM's owner and a wait:
+/// the `level(of:)` overloads.
 public struct LaunchEventLogger: Sendable {
   /// The logger events go to.
   public var logger: Logger
@@ -42,6 +44,23 @@ public struct LaunchEventLogger: Sendable {
     case .stopRequested, .uncountedExit: .notice
     case .lifeAction: event.lifeActionOutcome == .ran || event.lifeActionOutcome == .performed ? .info : .notice
     default: .info
+    }
+  }
+
+  /// How long a wait for a dependency may last before its answer is logged at `.notice`: a
+  /// start held that long by its database is worth an operator's look, a quicker answer is
+  /// routine (`.info`).
+  public static let slowDependencyWait: Duration = .seconds(1)
+
+  /// The level a wait for a dependency is logged at (`organizer.log(to:)`): its beginning at
+  /// `.debug`, since every start that uses a database makes one; its answer at `.info`, or at
+  /// `.notice` once the wait lasted ``slowDependencyWait`` or more; a dependency that did not
+  /// answer at `.warning`.
+  public static func level(of wait: DependencyWait) -> Logger.Level {
+    switch wait.stage {
+    case .failed: .warning
+    case .answered: (wait.waited ?? .zero) >= slowDependencyWait ? .notice : .info
+    default: .debug
     }
   }
 
@@ -155,13 +174,17 @@ private enum ObservationLog {
   }
 
   /// The outage history at a start that found one: a warning, as a dependency that did not
-  /// answer is.
+  /// answer is. Its message has two forms (`1 start ended…`, `5 starts in a row ended…`); the
+  /// metadata is the same for both, so that an alert matches `launch.event` and reads the rest
+  /// (the times in whole seconds since 1970, as the outage gauges have them).
   static func log(_ outage: DependencyOutage, to logger: Logger) {
     logger.warning(
       "\(outage.history)",
       metadata: [
         "launch.event": "dependency_outages", "launch.dependency": "\(outage.dependency)",
         "launch.outages_in_a_row": "\(outage.launchesInARow)", "launch.pid": "\(outage.pid)",
+        "launch.outage_since": "\(Int(outage.since.timeIntervalSince1970))",
+        "launch.outage_last": "\(Int(outage.decisionDate.timeIntervalSince1970))",
       ],
       source: "LaunchProtection")
   }
@@ -172,7 +195,6 @@ private enum ObservationLog {
       "launch.dependency": "\(wait.dependency)",
     ]
     if let waited = wait.waited { metadata["launch.waited"] = "\(waited)" }
-    let level: Logger.Level = wait.stage == .failed ? .warning : wait.stage == .waiting ? .notice : .info
-    logger.log(level: level, "\(wait)", metadata: metadata, source: "LaunchProtection")
+    logger.log(level: LaunchEventLogger.level(of: wait), "\(wait)", metadata: metadata, source: "LaunchProtection")
   }
 }

@@ -45,7 +45,7 @@ final class DependencyObservationTests: XCTestCase {
     let waits = entries.filter { $0.metadata["launch.dependency"] == "postgres" }
     XCTAssertEqual(
       waits.map { $0.metadata["launch.event"] }, ["dependency_outages", "dependency_wait", "dependency_answered"])
-    XCTAssertEqual(waits.map { $0.level }, [Logger.Level.warning, .notice, .info])
+    XCTAssertEqual(waits.map { $0.level }, [Logger.Level.warning, .debug, .info])
     XCTAssertTrue(waits[0].message.hasPrefix("1 start ended waiting for postgres"), waits[0].message)
     XCTAssertTrue(waits[1].message.contains("waiting for postgres"), waits[1].message)
   }
