@@ -129,6 +129,14 @@ let package = Package(
       // Similar task bodies must stay separate functions, or release backtraces name the wrong task.
       swiftSettings: [.unsafeFlags(["-Xfrontend", "-disable-llvm-merge-functions-pass"])]
     ),
+    // Every public entry point from many tasks at once, many times (CI/concurrency-stress).
+    .executableTarget(
+      name: "concurrency-stress",
+      dependencies: [
+        "LaunchProtection", "LaunchProtectionServer", "ChaosProbe", .product(name: "Logging", package: "swift-log"),
+      ],
+      path: "Tests/ConcurrencyStress"
+    ),
     // Benchmark comparison only: a hand-written glibc backtrace() handler.
     .target(name: "CComparisonHandlers"),
     .executableTarget(

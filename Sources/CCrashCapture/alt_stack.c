@@ -13,7 +13,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-static size_t stack_size = 256 * 1024;
+// Set by each install (under its lock) while other threads prepare themselves: atomic, and
+// lock-free, so the SIGPROF handler that gives a thread its stack may load it.
+static _Atomic size_t stack_size = 256 * 1024;
 static pthread_key_t release_key;
 static pthread_once_t release_key_once = PTHREAD_ONCE_INIT;
 

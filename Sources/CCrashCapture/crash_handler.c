@@ -72,8 +72,7 @@
 
 static lcc_unwinder unwinder;
 static int unwinder_loaded;
-static int installed;
-static uint64_t caught_signals;
+static _Atomic int installed;
 static struct sigaction previous_actions[LCC_MAX_SIGNAL];
 static int chain_to_previous;
 static int events_fd = -1;
@@ -406,13 +405,53 @@ static void crash_handler(int signo, siginfo_t *info, void *context) {
   pass_on(signo, info);
 }
 
-int lcc_install(const lcc_options *options, char *error, size_t error_size) {
-  if (installed) lcc_uninstall();
+// One process, one handler, however many installers: an app's parallel tests each make a
+// `ServerLaunch`, and each installs. Install, uninstall and the module map's refresh run
+// under one lock (never taken in a handler). The first install puts the handler on each
+// signal and keeps what was there; a later one updates the options, shares the handler and
+// only adds a signal it newly asks for; the last uninstall restores what was there where the
+// handler is still ours. A handler installed after ours is never replaced, by either.
+static pthread_mutex_t install_lock = PTHREAD_MUTEX_INITIALIZER;
+static int install_count;         // installs not yet undone (under install_lock)
+static uint64_t handled_signals;  // the signals our handler went on (under install_lock)
+
+static int refresh_modules_locked(void);
+
+/// The handler's buffers, made once and kept: a second install must not unmap memory that a
+/// crash on another thread may be writing. A record buffer too small for a grown module map is
+/// replaced by a larger one and the old one left mapped.
+static int allocate_buffers(char *error, size_t error_size) {
+  if (!head_frames) {
+    head_frames = mmap(NULL, sizeof(uintptr_t) * 128 * 1024, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (head_frames == MAP_FAILED) head_frames = NULL;
+  }
+  if (!head_frames || max_frames > 128 * 1024) {
+    snprintf(error, error_size, "cannot allocate the frame buffer for %d frames", max_frames);
+    return -1;
+  }
+  size_t record_size = 4096 + (size_t)max_frames * 24 + modules.size;
+  if (record.data && record.size >= record_size) return 0;
+  void *data = mmap(NULL, record_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (data == MAP_FAILED) {
+    snprintf(error, error_size, "cannot allocate the record buffer");
+    return -1;
+  }
+  memset(data, 0, record_size);  // touch the pages now, not in the handler
+  record.data = data;
+  record.size = record_size;
+  return 0;
+}
+
+static int install_locked(const lcc_options *options, char *error, size_t error_size) {
   if (!unwinder_loaded) {
     if (lcc_unwinder_load(&unwinder, error, error_size) != 0) return -1;
     unwinder_loaded = 1;
   }
-
+  if (options->report_directory_fd >= 0 && options->report_name && options->report_name[0] &&
+      (strlen(options->report_name) >= sizeof report_name || strchr(options->report_name, '/'))) {
+    snprintf(error, error_size, "crash report name too long, or not a bare name");
+    return -1;
+  }
   max_frames = options->max_frames > 0 ? options->max_frames : 128;
   if (max_frames < 4) max_frames = 4;
   max_walk = options->max_walk > 0 ? (size_t)options->max_walk : LCC_DEFAULT_WALK;
@@ -422,44 +461,23 @@ int lcc_install(const lcc_options *options, char *error, size_t error_size) {
   report_name[0] = 0;
   report_group = options->report_group;
   if (options->report_directory_fd >= 0 && options->report_name && options->report_name[0]) {
-    if (strlen(options->report_name) >= sizeof report_name || strchr(options->report_name, '/')) {
-      snprintf(error, error_size, "crash report name too long, or not a bare name");
-      return -1;
-    }
     strcpy(report_name, options->report_name);
     report_directory_fd = options->report_directory_fd;
   }
   chain_to_previous = options->chain;
-  caught_signals = options->signals ? options->signals
+  uint64_t asked = options->signals ? options->signals
                                     : (1ull << SIGSEGV) | (1ull << SIGBUS) | (1ull << SIGILL) | (1ull << SIGFPE) |
                                           (1ull << SIGABRT) | (1ull << SIGTRAP);
   lcc_alt_stack_set_size(options->alt_stack_size ? options->alt_stack_size : 256 * 1024);
 
-  // Preallocated once: the handler never allocates.
-  if (head_frames) munmap(head_frames, sizeof(uintptr_t) * 128 * 1024);
-  head_frames = mmap(NULL, sizeof(uintptr_t) * 128 * 1024, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (head_frames == MAP_FAILED || max_frames > 128 * 1024) {
-    head_frames = NULL;
-    snprintf(error, error_size, "cannot allocate the frame buffer for %d frames", max_frames);
-    return -1;
-  }
-  if (lcc_refresh_modules() != 0) {
+  if (refresh_modules_locked() != 0) {
     snprintf(error, error_size, "cannot capture the module map");
     return -1;
   }
+  // Preallocated: the handler never allocates.
+  if (allocate_buffers(error, error_size) != 0) return -1;
   if (!options->skip_prefault) lcc_unwind_tables_prefault();
   lcc_unwinder_warm_up(&unwinder);
-
-  size_t record_size = 4096 + (size_t)max_frames * 24 + modules.size;
-  if (record.data) munmap(record.data, record.size);
-  record.data = mmap(NULL, record_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (record.data == MAP_FAILED) {
-    record.data = NULL;
-    snprintf(error, error_size, "cannot allocate the record buffer");
-    return -1;
-  }
-  record.size = record_size;
-  memset(record.data, 0, record.size);  // touch the pages now, not in the handler
 
   refresh_process_id();
   static int fork_hook_registered;
@@ -468,9 +486,11 @@ int lcc_install(const lcc_options *options, char *error, size_t error_size) {
     snprintf(error, error_size, "cannot create an alternate signal stack: %s", strerror(errno));
     return -1;
   }
-  atomic_store(&handler_owner, 0);
+  // Only a first install resets the guard: a later one may meet a crash being recorded.
+  if (install_count == 0) atomic_store(&handler_owner, 0);
   for (int signo = 1; signo < LCC_MAX_SIGNAL; signo++) {
-    if (!(caught_signals & (1ull << signo))) continue;
+    // Already ours (or ours once and since replaced by a later handler, which stays), or not asked.
+    if (!(asked & (1ull << signo)) || (handled_signals & (1ull << signo))) continue;
     struct sigaction action;
     memset(&action, 0, sizeof action);
     action.sa_sigaction = crash_handler;
@@ -480,8 +500,10 @@ int lcc_install(const lcc_options *options, char *error, size_t error_size) {
       snprintf(error, error_size, "sigaction(%d): %s", signo, strerror(errno));
       return -1;
     }
+    handled_signals |= 1ull << signo;
   }
-  installed = 1;
+  install_count++;
+  atomic_store(&installed, 1);
   // A dress rehearsal: walk and format once now (nothing written), so the first real crash
   // finds the frame buffer, the handler's code and libunwind's memory pools already touched.
   memset(head_frames, 0, sizeof(uintptr_t) * (size_t)max_frames);
@@ -489,15 +511,32 @@ int lcc_install(const lcc_options *options, char *error, size_t error_size) {
   return 0;
 }
 
-void lcc_uninstall(void) {
-  if (!installed) return;
-  for (int signo = 1; signo < LCC_MAX_SIGNAL; signo++) {
-    if (caught_signals & (1ull << signo)) sigaction(signo, &previous_actions[signo], NULL);
-  }
-  installed = 0;
+int lcc_install(const lcc_options *options, char *error, size_t error_size) {
+  pthread_mutex_lock(&install_lock);
+  int result = install_locked(options, error, error_size);
+  pthread_mutex_unlock(&install_lock);
+  return result;
 }
 
-int lcc_refresh_modules(void) {
+void lcc_uninstall(void) {
+  pthread_mutex_lock(&install_lock);
+  if (install_count > 0 && --install_count == 0) {
+    for (int signo = 1; signo < LCC_MAX_SIGNAL; signo++) {
+      if (!(handled_signals & (1ull << signo))) continue;
+      struct sigaction current;
+      // Restored only where ours is still the handler: a later one keeps its place.
+      if (sigaction(signo, NULL, &current) == 0 && (current.sa_flags & SA_SIGINFO) &&
+          current.sa_sigaction == crash_handler) {
+        sigaction(signo, &previous_actions[signo], NULL);
+      }
+    }
+    handled_signals = 0;
+    atomic_store(&installed, 0);
+  }
+  pthread_mutex_unlock(&install_lock);
+}
+
+static int refresh_modules_locked(void) {
   if (unwinder_loaded && unwinder.register_dynamic && unwinder.cancel_dynamic) {
     lcc_unwind_tables_register(unwinder.register_dynamic, unwinder.cancel_dynamic);
   }
@@ -515,6 +554,13 @@ int lcc_refresh_modules(void) {
     free(data);
   }
   return -1;
+}
+
+int lcc_refresh_modules(void) {
+  pthread_mutex_lock(&install_lock);
+  int result = refresh_modules_locked();
+  pthread_mutex_unlock(&install_lock);
+  return result;
 }
 
 void lcc_set_launch_finished(int finished) { launch_finished = finished ? 1 : 0; }
@@ -562,10 +608,14 @@ int64_t lcc_benchmark_walk(void) {
   siginfo_t info;
   memset(&info, 0, sizeof info);
   if (unwinder.getcontext((unw_context_t *)&context) != 0) return -1;
+  // The frame and record buffers are the handler's: one walk at a time, as in a crash.
+  int expected = 0;
+  if (!atomic_compare_exchange_strong(&handler_owner, &expected, lcc_current_thread_id())) return -1;
   uint64_t start = monotonic_now();
   lcc_unwinder_enter_crash();
   lcc_readable_begin_crash(&context, sizeof context, LCC_CONTEXT_SP(&context), 0, &info);
   record_crash(0, &info, &context, start, main_thread_id, RECORD_DRY_RUN);
   lcc_unwinder_leave_crash();
+  atomic_store(&handler_owner, 0);
   return (int64_t)(monotonic_now() - start);
 }

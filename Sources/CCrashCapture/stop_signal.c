@@ -202,7 +202,10 @@ static int install_locked(int wake_fd) {
   struct sigaction current;
   if (sigaction(SIGTERM, NULL, &current) != 0) return -1;
   switch (owner_of(&current)) {
-    case LCC_SIGNAL_OWNER_OURS: return 0;  // another launch in this process: armed again
+    case LCC_SIGNAL_OWNER_OURS:
+      // Another launch of this process is armed: ours stays. In front of libdispatch's, the
+      // Swift side's source is wanted as on a first install (its signalfd is libdispatch's).
+      return owner_of(&chain_actions[atomic_load(&chain_slot)]) == LCC_SIGNAL_OWNER_DISPATCH ? 2 : 0;
     case LCC_SIGNAL_OWNER_IGNORED: return 1;
     case LCC_SIGNAL_OWNER_DISPATCH:
       // In front of libdispatch's handler, chaining to it; the Swift side adds its source.

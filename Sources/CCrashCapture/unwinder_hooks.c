@@ -124,6 +124,12 @@ typedef struct lcc_import_hook {
 } lcc_import_hook;
 
 void lcc_unwinder_hook_imports(void *library) {
+  // Once per process (the caller holds the install lock): a second pass would find our own
+  // wrappers in the slots and take them for the originals, and a wrapper that forwards to
+  // itself recurses until the stack overflows (1.0.0, two installs at once).
+  static int hooked;
+  if (hooked) return;
+  hooked = 1;
   // Forwarding needs the originals even if a slot is never found.
   real_sigprocmask = sigprocmask;
   real_mincore = mincore;
@@ -165,6 +171,7 @@ void lcc_unwinder_hook_imports(void *library) {
       void *start = (void *)((uintptr_t)slot & ~(uintptr_t)(page_size - 1));
       // RELRO may have made the slot read-only under full RELRO; the copy was loaded RTLD_NOW.
       if (mprotect(start, page_size, PROT_READ | PROT_WRITE) != 0) return;
+      if (*slot == hooks[hook].wrapper) continue;  // never our own wrapper as the original
       if (*slot) *hooks[hook].original = *slot;
       *slot = hooks[hook].wrapper;
     }

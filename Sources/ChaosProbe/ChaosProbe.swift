@@ -79,7 +79,7 @@ public enum ChaosProbe {
   }
 
   /// Declares failpoint names the app evaluates itself (a trailing `*` declares a prefix).
-  /// `CHAOS_FAILPOINTS` naming anything undeclared is refused at `attach`.
+  /// `CHAOS_FAILPOINTS` naming anything undeclared is refused at `attach`. Safe from any thread.
   public static func declare(_ failpoints: [String]) {
     declare(failpoints, phase: .launch)
   }
@@ -125,8 +125,12 @@ public enum ChaosProbe {
     workflow.addThreadPreparer { CrashCapture.prepareCurrentThread() }
   }
 
-  /// Makes the app a chaos target. Call once, after `declare` and `attach(workflow)`, before
+  /// Makes the app a chaos target. Call it after `declare` and `attach(workflow)`, before
   /// `finishLaunching`. Not under the harness it returns at once.
+  ///
+  /// Safe from any thread, also at once. A second call (another organizer: an app's parallel
+  /// tests) shares the first one's events file and failpoint configuration, and adds its
+  /// organizer's events.
   ///
   /// With `CHAOS_LIST_FAILPOINTS=1` it prints the declared failpoints as JSON and exits 0.
   /// An unreadable `CHAOS_EVENTS`, a malformed `CHAOS_FAILPOINTS` or `CHAOS_SEED`, or an
@@ -135,7 +139,9 @@ public enum ChaosProbe {
     guard request.isActive else { return }
     let registry = organizer.configuration.failpoints
     let declared = state.withLock { state in
-      state.declared = LaunchOrganizer.Configuration.failpointNames + state.declared
+      // Once, however many organizers are attached (an app's parallel tests make several).
+      let missing = LaunchOrganizer.Configuration.failpointNames.filter { !state.declared.contains($0) }
+      state.declared = missing + state.declared
       return state.declared
     }
     if request.listFailpoints {
@@ -143,11 +149,19 @@ public enum ChaosProbe {
         declared, phases: state.withLock { $0.phases }, acceptsApp: options.acceptsAppConfiguration)
     }
     guard let path = request.events else { return }
-    guard let log = EventLog(path: path) else {
+    // A second attach shares the first one's events file, and configures a registry once: a
+    // second configuration would reset the counts of `2*segv`-like failpoints mid-run.
+    let (opened, configure) = state.withLock { state -> (EventLog?, Bool) in
+      if state.log == nil { state.log = EventLog(path: path) }
+      let identity = ObjectIdentifier(registry)
+      let first = !state.configured.contains(identity)
+      if first && state.log != nil { state.configured.append(identity) }
+      return (state.log, first)
+    }
+    guard let log = opened else {
       fail("cannot open CHAOS_EVENTS '\(path)': \(String(cString: strerror(errno)))")
     }
-    state.withLock { $0.log = log }
-    configureFailpoints(registry, declared: declared)
+    if configure { configureFailpoints(registry, declared: declared) }
     registry.setObserver { trigger in
       log.emitFailpoint(name: trigger.name, action: trigger.action.spec, t: trigger.monotonicNanoseconds)
     }
@@ -172,7 +186,8 @@ public enum ChaosProbe {
   }
 
   /// Writes an app-defined event (`{"event": name, "pid", "t", fields…}`) to the events file;
-  /// nothing when not under the harness. Field values must be JSON-serialisable.
+  /// nothing when not under the harness. Field values must be JSON-serialisable. Safe from any
+  /// thread: each event is one `write(2)` of one line.
   public static func emit(_ event: String, _ fields: [String: any Sendable] = [:]) {
     guard let log = state.withLock({ $0.log }) else { return }
     log.emit(event, fields)
@@ -191,6 +206,8 @@ public enum ChaosProbe {
     /// Declared names evaluated outside the launch phase.
     var phases: [String: String] = [:]
     var log: EventLog?
+    /// The failpoint registries configured from `CHAOS_FAILPOINTS` (each once).
+    var configured: [ObjectIdentifier] = []
   }
 
   /// The environment, read once: `CHAOS_EVENTS` first, `CHAOS_LIST_FAILPOINTS` only when set.

@@ -48,6 +48,11 @@ import ServiceLifecycle
 ///   handler before it), unless `ChaosProbe` installed it or `crashCapture` is false: the next
 ///   launch then names the previous launch's crash (`LaunchDecision.previousCrash`, the log).
 ///
+/// Safe to make from many tasks at once (an app's parallel tests each build the application):
+/// the first one installs crash capture and the others share it, and each runs a launch of its
+/// own; give each test its own state directory (LaunchProtection's "Threads, tasks and
+/// processes" says what is shared).
+///
 /// As a `Service` it is `LaunchProtectionService`: a graceful shutdown during the launch is
 /// recorded as a stop request (that launch is not counted), and ``markLaunchingFinished()`` also gives
 /// every thread an alternate signal stack. A SIGTERM before the service runs (a launch begun
@@ -116,12 +121,13 @@ public final class ServerLaunch: Service, CustomStringConvertible {
     // organizer does not warn about that source.
     organizer.declareShutdownPath()
     organizer.log(to: logger)
-    if crashCapture && !CrashCapture.isInstalled {
+    if crashCapture {
       var options = CrashCapture.Options()
       options.reportDirectory = organizer.configuration.stateDirectory
       options.reportReaderGroup = organizer.configuration.readableByGroup
       do {
-        try CrashCapture.install(options)
+        // Several made at once (an app's parallel tests) share the first one's handler.
+        try CrashCapture.installUnlessInstalled(options)
       } catch {
         logger.warning(
           "crash capture not installed: \(error)", metadata: ["launch.event": "crash_capture_unavailable"],
@@ -139,7 +145,8 @@ public final class ServerLaunch: Service, CustomStringConvertible {
 
   /// Begins the launch: counts it and, in protect mode, awaits `repair`; then returns, and the
   /// code after the `await` is the launch (the relaunch after a repair). Call it once, before
-  /// the server starts or in Hummingbird's `beforeServerStarts`.
+  /// the server starts or in Hummingbird's `beforeServerStarts`. A second call throws
+  /// `alreadyStarted`.
   ///
   /// ```swift
   /// try await protection.launch { context in
@@ -162,6 +169,7 @@ public final class ServerLaunch: Service, CustomStringConvertible {
   /// service): while `body` runs the launch deadline is paused, and a launch that dies, exits or
   /// is stopped in it is a dependency outage, never counted or repaired; the status says
   /// "waiting for `name`". Keep only the wait inside: a crash after it (a migration) counts.
+  /// Safe from any task; each wait is recorded.
   /// `organizer.waitForDependency(_:_:)`; the LaunchProtection guide "A dependency that is down
   /// is not a broken release" says more.
   ///
@@ -199,6 +207,7 @@ public final class ServerLaunch: Service, CustomStringConvertible {
   /// Runs until graceful shutdown, then records the stop request (a no-op once the launch
   /// finished). Cancelled without a graceful shutdown, it returns without recording anything.
   /// The `ServiceGroup` calls it; add the launch with `app.addServices(protection)` or list it last.
+  /// Run it once per value.
   public func run() async throws {
     try await service.run()
   }

@@ -54,14 +54,44 @@ public enum CrashCapture {
     public init() {}
   }
 
-  /// Installs the handler (replacing an earlier installation) and gives the calling thread
-  /// an alternate signal stack.
+  /// Installs the handler and gives the calling thread an alternate signal stack.
+  ///
+  /// Safe from any thread, any number of times, also at once: the process has one handler.
+  /// The first install puts it on each signal, keeping the handler that was there to chain to.
+  /// A later one shares it: its options replace the earlier ones (the latest destinations
+  /// get the next crash), and it never puts the handler on a signal a second time nor
+  /// replaces a handler installed after ours. Each install is undone by one ``uninstall()``.
   ///
   /// On x86_64 and aarch64 Linux. The aarch64 handler is checked under qemu-user by
   /// `CI/aarch64-crash-check` (SIGSEGV, abort, a `brk` trap, a stack overflow on a second
   /// thread); on another architecture it throws.
   public static func install(_ options: Options) throws(CrashCaptureError) {
+    try install(options, unlessInstalled: false)
+  }
+
+  /// `install(options)`, or nothing when the handler is already installed (decided under the
+  /// install lock): the first of several `ServerLaunch` made at once keeps its destinations.
+  /// Returns whether this call installed it.
+  @discardableResult
+  package static func installUnlessInstalled(_ options: Options) throws(CrashCaptureError) -> Bool {
+    try install(options, unlessInstalled: true)
+  }
+
+  @discardableResult
+  private static func install(_ options: Options, unlessInstalled: Bool) throws(CrashCaptureError) -> Bool {
     if let problem = unverifiedArchitecture { throw CrashCaptureError(description: problem) }
+    // One install at a time in this process: the C side serialises its own work, and the
+    // report directory's descriptor it keeps must be the one this side remembers.
+    return try installation.withLock { (installedFD: inout Int32) throws(CrashCaptureError) -> Bool in
+      if unlessInstalled && isInstalled { return false }
+      try installLocked(options, installedReportDirectory: &installedFD)
+      return true
+    }
+  }
+
+  private static func installLocked(
+    _ options: Options, installedReportDirectory installed: inout Int32
+  ) throws(CrashCaptureError) {
     // The report directory is opened and checked as the state store opens it; one it refuses
     // (another user's, a symlink) or cannot open is an error the app sees, as is any refusal.
     var notices: [StateProblem] = []
@@ -85,10 +115,8 @@ public enum CrashCapture {
       return lcc_install(&raw, &error, error.count)
     }
     // The handler keeps the new directory's descriptor; the one it replaced is closed.
-    let replaced = installedReportDirectory.withLock { installed in
-      defer { if result == 0 { installed = reportDirectory?.fd ?? -1 } }
-      return result == 0 ? installed : reportDirectory?.fd ?? -1
-    }
+    let replaced = result == 0 ? installed : reportDirectory?.fd ?? -1
+    if result == 0 { installed = reportDirectory?.fd ?? -1 }
     if replaced >= 0 { close(replaced) }
     guard result == 0 else {
       throw CrashCaptureError(
@@ -109,14 +137,17 @@ public enum CrashCapture {
     #endif
   }
 
-  /// Restores the handlers that were there before `install`.
-  public static func uninstall() { lcc_uninstall() }
+  /// Undoes one ``install(_:)``. The last one restores the handlers that were there before,
+  /// on each signal where ours is still the handler (a later handler keeps its place).
+  /// Safe from any thread; more calls than installs do nothing.
+  public static func uninstall() { installation.withLock { _ in lcc_uninstall() } }
 
   /// Whether the handler is installed.
   public static var isInstalled: Bool { lcc_is_installed() != 0 }
 
   /// Gives the calling thread an alternate signal stack, so a stack overflow on it is caught.
-  /// Call once at the start of every thread you create (LaunchTasks' workers do).
+  /// Call once at the start of every thread you create (LaunchTasks' workers do); a second
+  /// call on the same thread keeps the stack it has.
   @discardableResult
   public static func prepareCurrentThread() -> Bool { lcc_prepare_current_thread() == 0 }
 
@@ -126,14 +157,15 @@ public enum CrashCapture {
   /// it once the app's threads exist (`LaunchProtectionService` does when the launch
   /// finishes). Threads created afterwards are not covered until it is called again; a thread
   /// that blocks SIGPROF is never covered. Returns how many other threads now have one, or
-  /// nil when the current thread could not get one.
+  /// nil when the current thread could not get one. Safe from any thread: calls made at once
+  /// take turns.
   @discardableResult
   public static func prepareAllThreads(timeoutMilliseconds: Int32 = 100) -> Int? {
     let answered = lcc_prepare_all_threads(timeoutMilliseconds)
     return answered < 0 ? nil : Int(answered)
   }
 
-  /// Re-captures the module map after loading code with `dlopen`.
+  /// Re-captures the module map after loading code with `dlopen`. Safe from any thread.
   @discardableResult
   public static func refreshModules() -> Bool { lcc_refresh_modules() == 0 }
 
@@ -160,8 +192,9 @@ public enum CrashCapture {
 
   static let reportPrefix = "crash-"
 
-  /// The descriptor of the report directory the installed handler writes to (-1: none).
-  private static let installedReportDirectory = Mutex<Int32>(-1)
+  /// Held for each install and uninstall: the descriptor of the report directory the
+  /// installed handler writes to (-1: none).
+  private static let installation = Mutex<Int32>(-1)
 
   static func reportName(identity: ProcessIdentity) -> String {
     "\(reportPrefix)\(identity.pid)-\(identity.startTime).json"

@@ -67,7 +67,8 @@ extension LaunchOrganizer {
   /// launch stays held by the dependency (end the process, or wait again); once a wait for it
   /// returns, the launch goes on as usual and a crash counts again.
   ///
-  /// Outside a launch (before it starts, after it finished) it just runs `body`.
+  /// Outside a launch (before it starts, after it finished) it just runs `body`. Safe from any
+  /// thread, also at once: waits for several dependencies are each recorded.
   ///
   /// ```swift
   /// let database = try organizer.waitForDependency("postgres") { try connectWithRetries() }
@@ -96,7 +97,7 @@ extension LaunchOrganizer {
   }
 
   /// The async form of ``waitForDependency(_:_:)``: `body` runs in the caller's
-  /// isolation; the sentinel's durable writes run off the cooperative pool.
+  /// isolation; the sentinel's durable writes run off the cooperative pool. Safe from any task.
   ///
   /// ```swift
   /// let client = try await organizer.waitForDependency("postgres") { try await connect(config) }

@@ -105,7 +105,16 @@ final class LaunchDeadline: Sendable {
   /// Waits for the armed phase's expiry; a re-arm or disarm wakes it to look again.
   private func watch() {
     while true {
-      let snapshot = armed.withLock { $0 }
+      // Disarmed: the thread ends (a later `arm` starts another). An organizer per test of an
+      // app's suite used to leave a thread each, waiting for ever.
+      let current = armed.withLock { armed -> Armed? in
+        guard armed.phase != nil || armed.paused else {
+          armed.watcherStarted = false
+          return nil
+        }
+        return armed
+      }
+      guard let snapshot = current else { return }
       guard let phase = snapshot.phase, !snapshot.paused else {
         wake.wait()
         continue

@@ -13,7 +13,8 @@ import CCrashCapture
 extension LaunchOrganizer {
   /// Starts the launch: counts the launches that died unfinished, writes this launch's
   /// sentinel durably, then runs `launch` (normal mode) or `protect` (protect mode, with the
-  /// level persisted first). Calling it a second time does nothing.
+  /// level persisted first). Safe from any thread, also at once: one call begins the launch,
+  /// and a second call does nothing.
   ///
   /// - Parameters:
   ///   - policy: when to protect, and the repair levels (``ProtectionPolicy``).
@@ -37,7 +38,8 @@ extension LaunchOrganizer {
   }
 
   /// The launch succeeded: count back to 0, sentinel cleared, escalation forgotten.
-  /// A crash after this is never counted; the launch deadline can no longer fire.
+  /// A crash after this is never counted; the launch deadline can no longer fire. Safe from
+  /// any thread; a second call does nothing.
   public func launchingFinished() {
     guard currentMode.isLaunching else { return }
     _ = configuration.failpoints.evaluate("launch.finished")
@@ -77,7 +79,7 @@ extension LaunchOrganizer {
   /// The repair is done: leave protect mode and run the held launch now, in this process.
   /// The launch is still unfinished, so a crash in it counts again (and escalates).
   /// Returns false when not in protect mode, or when the levels are exhausted and the policy
-  /// says to stay degraded.
+  /// says to stay degraded. Safe from any thread; a second call returns false.
   @discardableResult
   public func protectFinished() -> Bool {
     guard case .protect = currentMode else { return false }

@@ -87,7 +87,8 @@ public final class LaunchOrganizer: Sendable {
   let launchID = LaunchOrganizer.randomLaunchID()
   let inner = Mutex(Inner())
 
-  /// Creates an organizer; nothing is read or written until `finishLaunching`.
+  /// Creates an organizer; nothing is read or written until `finishLaunching`. Safe from any
+  /// thread; organizers may share a state directory (<doc:ThreadsTasksAndProcesses>).
   public init(configuration: Configuration) {
     self.configuration = configuration
     self.deadline = configuration.launchDeadline.map(LaunchDeadline.init)
@@ -97,7 +98,7 @@ public final class LaunchOrganizer: Sendable {
       readerGroup: configuration.readableByGroup)
   }
 
-  /// Convenience for `init(configuration:)` with defaults.
+  /// Convenience for `init(configuration:)` with defaults. Safe from any thread.
   public convenience init(stateDirectory: String) {
     self.init(configuration: Configuration(stateDirectory: stateDirectory))
   }
@@ -105,7 +106,7 @@ public final class LaunchOrganizer: Sendable {
   /// Adds an observer of everything the organizer tells (``LaunchObservation``): its
   /// transitions, SIGTERM's owners during the launch, its waits for dependencies. Observers are
   /// called on the thread that made the change, outside the organizer's lock; add them before
-  /// the launch starts.
+  /// the launch starts. Safe from any thread; each call adds one more observer.
   ///
   /// - Parameter observer: called once per observation, in order.
   public func observe(_ observer: @escaping @Sendable (LaunchObservation) -> Void) {

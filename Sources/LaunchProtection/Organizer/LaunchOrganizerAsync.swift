@@ -112,7 +112,8 @@ extension LaunchOrganizer {
   /// Returns `.normal` (go on with the launch) or `.repaired(level)` once the repair returned
   /// (the launch then runs as the relaunch). Call `await markLaunchingFinished()` when the
   /// launch is done. A repair that throws leaves the launch unfinished: the error is rethrown and,
-  /// should the process then exit or die, the next launch counts it and escalates.
+  /// should the process then exit or die, the next launch counts it and escalates. Safe from
+  /// any task, also at once: one call begins the launch, a second throws `alreadyStarted`.
   ///
   /// - Throws: `LaunchOrganizerError.alreadyStarted`; `.degraded` when the levels are
   ///   exhausted and the policy stays degraded (after the repair ran); the repair's error.
@@ -142,7 +143,7 @@ extension LaunchOrganizer {
   // existed) would stop compiling ("expression is 'async' but is not marked with 'await'").
 
   /// The launch succeeded: `launchingFinished()` with its durable write off the cooperative
-  /// pool (on the library's store worker).
+  /// pool (on the library's store worker). Safe from any task; a second call does nothing.
   @_alwaysEmitIntoClient
   public func markLaunchingFinished() async {
     await offPool { [self] in launchingFinished() }

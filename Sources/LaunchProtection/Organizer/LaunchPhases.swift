@@ -156,6 +156,16 @@ extension LaunchOrganizer {
     var refused: [StateProblem] = []
   }
 
+  /// How many processes `records` ran in (pid, start time and boot): a short list, compared pairwise.
+  static func distinctProcesses(_ records: [LaunchRecord]) -> Int {
+    var count = 0
+    for (index, record) in records.enumerated()
+    where !records[..<index].contains(where: { $0.process == record.process }) {
+      count += 1
+    }
+    return count
+  }
+
   /// The decision, made under the state lock. Only value work: no app code runs here
   /// except a custom policy closure.
   func decide(
@@ -205,8 +215,11 @@ extension LaunchOrganizer {
         counted.append(old)
       }
     }
-    // Saturates: no state on disk may make the launch trap (the read already rejected values out of range).
-    state.consecutiveCrashes = min(LaunchState.maximumCount, state.consecutiveCrashes + counted.count)
+    // A process that died with several launches unfinished (organizers sharing the directory
+    // in one process: an app's parallel tests) crashed once. Saturates: no state on disk may
+    // make the launch trap (the read already rejected values out of range).
+    let crashedProcesses = Self.distinctProcesses(counted)
+    state.consecutiveCrashes = min(LaunchState.maximumCount, state.consecutiveCrashes + crashedProcesses)
     let previousAttempt = counted.isEmpty ? nil : state.attemptedProtectLevel
     let executable = environment.executableID()
     // Crash reports left by the handler: the counted launches' and any crash after launch.

@@ -18,7 +18,8 @@ extension LaunchOrganizer {
   /// A stop was requested during the launch (a clean shutdown): recorded durably in this
   /// launch's sentinel, so the next launch does not count it whatever ends this process —
   /// its own SIGTERM, a SIGKILL after a stop timeout, or a crash during shutdown. The launch
-  /// deadline no longer applies. Does nothing once the launch finished.
+  /// deadline no longer applies. Does nothing once the launch finished. Safe from any thread;
+  /// a second call does nothing.
   ///
   /// The organizer's own SIGTERM handler calls this (through a watcher thread, not from the
   /// handler) while it is SIGTERM's handler or is chained to; call it from your own shutdown
@@ -112,17 +113,23 @@ enum ShutdownPaths {
 final class StopSignal: Sendable {
   static let shared = StopSignal()
 
+  /// One armed launch: its organizer, when it was armed, and the owner last reported to it.
   private struct Watch {
     weak var organizer: LaunchOrganizer?
+    var armedAt: UInt64
+    var reported: StopSignalReport.Owner?
   }
 
   private struct State: @unchecked Sendable {
     var wakeWrite: Int32 = -1
-    var watch = Watch()
+    /// The organizers whose launches are armed: one in an app, several in its parallel tests.
+    /// A SIGTERM is a stop for each of them.
+    var watches: [Watch] = []
+    var organizers: [LaunchOrganizer] { watches.compactMap(\.organizer) }
+    func isWatching(_ organizer: LaunchOrganizer) -> Bool { watches.contains { $0.organizer === organizer } }
     /// Our Dispatch source (`dispatch_source_t`) while libdispatch owns SIGTERM during a launch.
     var source: UnsafeMutableRawPointer?
-    /// The owner last reported for this launch.
-    var reported: StopSignalReport.Owner?
+    /// When the latest launch was armed (the watcher looks often in a launch's first second).
     var armedAt: UInt64 = 0
   }
 
@@ -141,9 +148,12 @@ final class StopSignal: Sendable {
   private static let wakeStop: UInt8 = 0x54  // 'T', written by the C handler
   private static let wakeArmed: UInt8 = 0x41  // 'A': start re-checking the owner
 
-  /// Starts recording stops for `organizer`'s launch (one launch at a time per process).
+  /// Starts recording stops for `organizer`'s launch, beside any other organizer's launch in
+  /// progress in this process.
   func arm(for organizer: LaunchOrganizer) {
-    let wakeFD: Int32? = state.withLock { state in
+    // The C side is armed under this lock, as `disarm` gives SIGTERM back under it: a launch
+    // armed while the last other one disarms finds the handler in place, and keeps it.
+    let armed: (fd: Int32, installed: Int32)? = state.withLock { state in
       if state.wakeWrite < 0 {
         var fds: [Int32] = [-1, -1]
         guard pipe(&fds) == 0 else { return nil }
@@ -151,13 +161,13 @@ final class StopSignal: Sendable {
         state.wakeWrite = fds[1]
         startWatcher(readFD: fds[0])
       }
-      state.watch = Watch(organizer: organizer)
-      state.reported = nil
+      state.watches.removeAll { $0.organizer == nil || $0.organizer === organizer }
       state.armedAt = MonotonicClock.nanoseconds()
-      return state.wakeWrite
+      state.watches.append(Watch(organizer: organizer, armedAt: state.armedAt))
+      return (state.wakeWrite, lcc_stop_signal_install(state.wakeWrite))
     }
-    guard let wakeFD else { return }
-    switch lcc_stop_signal_install(wakeFD) {
+    guard let (wakeFD, installed) = armed else { return }
+    switch installed {
     case 1:
       report(.ignored, to: organizer, duringLaunch: false)
     case 2:
@@ -174,18 +184,27 @@ final class StopSignal: Sendable {
     _ = write(wakeFD, &byte, 1)
   }
 
-  /// The launch is over: stop recording and give SIGTERM back, if we still own it.
+  /// Tests only: forgets every armed launch and gives SIGTERM back, as if each had finished
+  /// (launches other tests of the process left unfinished stay armed otherwise).
+  func disarmEveryLaunch() {
+    for organizer in state.withLock({ $0.organizers }) { disarm(for: organizer) }
+  }
+
+  /// How many launches in this process are armed (their organizers alive and unfinished).
+  var armedLaunches: Int { state.withLock { $0.organizers.count } }
+
+  /// The launch is over: stop recording it, and once no launch is armed give SIGTERM back, if
+  /// we still own it.
   func disarm(for organizer: LaunchOrganizer) {
-    let current = state.withLock { state -> Bool in
-      guard state.watch.organizer === organizer else { return false }
-      state.watch = Watch()
+    state.withLock { state in
+      guard state.isWatching(organizer) else { return }
+      state.watches.removeAll { $0.organizer == nil || $0.organizer === organizer }
+      guard state.watches.isEmpty else { return }
       // A resumed source may be cancelled from any thread; cancelling never runs a handler here.
       if let source = state.source { lcc_dispatch_source_cancel(source) }
       state.source = nil
-      return true
+      _ = lcc_stop_signal_uninstall()
     }
-    guard current else { return }
-    _ = lcc_stop_signal_uninstall()
   }
 
   /// Adds a Dispatch source of ours for SIGTERM beside the owner's (libdispatch hands each
@@ -196,7 +215,7 @@ final class StopSignal: Sendable {
   /// `disarm` takes.
   private func adoptDispatchOwner() {
     let made = state.withLock { locked -> SourceContext? in
-      guard locked.source == nil, locked.watch.organizer != nil else { return nil }
+      guard locked.source == nil, !locked.organizers.isEmpty else { return nil }
       let context = SourceContext(owner: self)
       let retained = Unmanaged.passRetained(context).toOpaque()
       // Made, configured and resumed in one call, before the lock is released: from here it
@@ -218,13 +237,13 @@ final class StopSignal: Sendable {
 
   /// Our Dispatch source saw a SIGTERM (on its queue).
   private func sourceFired() {
-    state.withLock { $0.watch.organizer }?.stopRequested()
+    for organizer in state.withLock({ $0.organizers }) { organizer.stopRequested() }
   }
 
   /// Re-checks who owns SIGTERM now, from the caller's thread, while `organizer`'s launch is
   /// armed (the checks are serialised by the C side's lock and this object's).
   func checkOwner(for organizer: LaunchOrganizer) {
-    guard state.withLock({ $0.watch.organizer === organizer }), lcc_stop_signal_armed() != 0 else { return }
+    guard state.withLock({ $0.isWatching(organizer) }), lcc_stop_signal_armed() != 0 else { return }
     checkOwner()
   }
 
@@ -250,20 +269,30 @@ final class StopSignal: Sendable {
   }
 
   private func reportDuringLaunch(_ owner: StopSignalReport.Owner) {
-    guard let organizer = state.withLock({ $0.watch.organizer }) else { return }
-    report(owner, to: organizer, duringLaunch: true)
+    report(owner, to: nil, duringLaunch: true)
   }
 
-  private func report(_ owner: StopSignalReport.Owner, to organizer: LaunchOrganizer, duringLaunch: Bool) {
-    let elapsed: Duration? = state.withLock { state in
-      guard state.reported != owner else { return nil }
-      state.reported = owner
-      return .nanoseconds(Int64(MonotonicClock.nanoseconds() - state.armedAt))
+  /// Reports a new owner once to each launch, `organizer`'s (nil: every armed one), with how
+  /// long into that launch it came.
+  private func report(_ owner: StopSignalReport.Owner, to organizer: LaunchOrganizer?, duringLaunch: Bool) {
+    let now = MonotonicClock.nanoseconds()
+    let told: [(LaunchOrganizer, Duration)] = state.withLock { state in
+      var told: [(LaunchOrganizer, Duration)] = []
+      for index in state.watches.indices {
+        guard let watched = state.watches[index].organizer, organizer.map({ $0 === watched }) ?? true,
+          state.watches[index].reported != owner
+        else { continue }
+        state.watches[index].reported = owner
+        let armedAt = state.watches[index].armedAt
+        told.append((watched, .nanoseconds(Int64(now > armedAt ? now - armedAt : 0))))
+      }
+      return told
     }
-    guard let elapsed else { return }
-    var report = StopSignalReport(owner: owner, takenAfter: duringLaunch ? elapsed : nil)
-    report.shutdownPathDeclared = organizer.hasDeclaredShutdownPath
-    organizer.emit(report)
+    for (organizer, elapsed) in told {
+      var report = StopSignalReport(owner: owner, takenAfter: duringLaunch ? elapsed : nil)
+      report.shutdownPathDeclared = organizer.hasDeclaredShutdownPath
+      organizer.emit(report)
+    }
   }
 
   private func startWatcher(readFD: Int32) {
@@ -283,10 +312,11 @@ final class StopSignal: Sendable {
         if count < 0, errno == EINTR { continue }
         guard count == 1 else { return }
         guard byte == Self.wakeStop else { continue }
-        let organizer = state.withLock { $0.watch.organizer }
-        organizer?.stopRequested()
-        // A launch finishing right now: its end is written before the signal goes on.
-        organizer?.completePendingFinish()
+        for organizer in state.withLock({ $0.organizers }) {
+          organizer.stopRequested()
+          // A launch finishing right now: its end is written before the signal goes on.
+          organizer.completePendingFinish()
+        }
         lcc_stop_signal_recorded()
         if lcc_stop_signal_should_terminate() != 0 { lcc_stop_signal_terminate() }
       }

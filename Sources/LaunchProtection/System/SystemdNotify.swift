@@ -38,7 +38,7 @@ public enum SystemdNotify {
   }
 
   /// Sends `message` (newline-separated `KEY=value` lines) as one datagram. False when
-  /// `NOTIFY_SOCKET` is unset or the send failed.
+  /// `NOTIFY_SOCKET` is unset or the send failed. Safe from any thread: a socket per call.
   @discardableResult
   public static func send(_ message: String) -> Bool {
     guard let path = socketPath else { return false }

@@ -1,7 +1,8 @@
 import Foundation
-import LaunchProtection
 import Synchronization
 import XCTest
+
+@testable import LaunchProtection
 
 /// Who owns SIGTERM, as the stop signal observer is told: an owner found when the launch
 /// starts is reported without `takenAfter` (it was there before the launch); one that takes
@@ -17,6 +18,13 @@ final class StopSignalReportTests: XCTestCase {
       let end = Date().addingTimeInterval(5)
       while all.isEmpty, Date() < end { usleep(1_000) }
     }
+  }
+
+  /// Each test watches its own launches only: those other tests of this process left
+  /// unfinished would share the reports (a SIGTERM is a stop for every armed launch).
+  override func setUp() {
+    super.setUp()
+    StopSignal.shared.disarmEveryLaunch()
   }
 
   private func organizerWatchingSIGTERM() -> (LaunchOrganizer, Reports) {
@@ -82,11 +90,13 @@ final class StopSignalReportTests: XCTestCase {
     return current.__sigaction_handler.sa_handler == nil  // SIG_DFL
   }
 
-  /// Stops are recorded for one launch at a time, the last one armed: an earlier organizer
-  /// finishing must not give SIGTERM back while the later launch runs.
+  /// Stops are recorded for every launch armed in the process: an earlier organizer finishing
+  /// must not give SIGTERM back while a later launch runs, and the last one gives it back.
   func testAnEarlierLaunchFinishingLeavesTheCurrentLaunchArmed() {
     let previous = signal(SIGTERM, SIG_DFL)
     defer { signal(SIGTERM, previous) }
+    // Another launch armed (a third organizer) keeps SIGTERM ours.
+    let othersArmed = StopSignal.shared.armedLaunches > 0
     let (first, _) = organizerWatchingSIGTERM()
     let (second, _) = organizerWatchingSIGTERM()
     first.finishLaunching(policy: .threshold(100), launch: {}, protect: { _ in })
@@ -95,7 +105,8 @@ final class StopSignalReportTests: XCTestCase {
     first.launchingFinished()
     XCTAssertFalse(sigtermTakesTheDefaultAction, "still in place for the second launch")
     second.launchingFinished()
-    XCTAssertTrue(sigtermTakesTheDefaultAction, "given back when the armed launch finished")
+    XCTAssertEqual(
+      sigtermTakesTheDefaultAction, !othersArmed, "given back when the last armed launch finished, kept otherwise")
   }
 
   /// A signalfd that reads SIGTERM (SIGTERM blocked) before the launch: reported at once, as
