@@ -33,8 +33,12 @@ let package = Package(
     ),
     .testTarget(
       name: "HummingbirdServerTests",
-      // hbkv is a dependency so that `swift test` builds the server the scenarios launch.
-      dependencies: ["hbkv", .product(name: "ChaosKit", package: "LaunchChaos")]
+      // hbkv is a dependency so that `swift test` builds the server the scenarios launch, and
+      // AppTests imports it (@testable) to build the application in parallel tests.
+      dependencies: [
+        "hbkv", .product(name: "ChaosKit", package: "LaunchChaos"),
+        .product(name: "HummingbirdTesting", package: "hummingbird"),
+      ]
     ),
   ],
   swiftLanguageModes: [.v6]

@@ -4,6 +4,8 @@ import PackageDescription
 // The README's "Integration in ten lines" for a server, as a program: Sources/quickstart/main.swift
 // holds the README's snippet verbatim between markers (CI/check-readme-snippet compares them), and
 // Scenarios/ runs it (CI/test: a crash loop is repaired, the relaunch serves, a SIGTERM is not counted).
+// Tests/QuickStartTests builds the application in parallel Swift Testing tests with HummingbirdTesting,
+// each on a state directory of its own (the LaunchProtectionServer article "Testing a server").
 let package = Package(
   name: "ServerQuickStart",
   platforms: [.macOS(.v15)],
@@ -22,7 +24,11 @@ let package = Package(
         .product(name: "LaunchProtectionServer", package: "LaunchChaos"),
         .product(name: "Hummingbird", package: "hummingbird"),
       ]
-    )
+    ),
+    .testTarget(
+      name: "QuickStartTests",
+      dependencies: ["quickstart", .product(name: "HummingbirdTesting", package: "hummingbird")]
+    ),
   ],
   swiftLanguageModes: [.v6]
 )
