@@ -137,7 +137,7 @@ public final class ServerLaunch: Service, CustomStringConvertible {
   /// `organizer.status`.
   public var status: LaunchStatus { organizer.status }
 
-  /// The directory the state files are kept in (``LaunchOrganizer/stateDirectoryInUse``): in a
+  /// The directory the state files are kept in (`organizer.stateDirectoryInUse`): in a
   /// directory other users can write, its private subdirectory. Known once the launch began.
   public var stateDirectoryInUse: String { organizer.stateDirectoryInUse }
 
