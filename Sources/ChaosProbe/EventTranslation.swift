@@ -56,6 +56,10 @@ enum EventTranslation {
     case .levelsExhausted:
       guard let count = event.count, let level = event.level, let action = event.exhaustedAction else { return }
       log.emit("protect_exhausted", ["count": count, "level": level.number, "action": action.description])
+    case .privateStateDirectory:
+      log.emit(
+        "private_state_directory",
+        ["directory": event.stateDirectory ?? "", "reason": event.stateDirectoryReason ?? ""])
     default:
       // A kind this version of the probe does not know yet: its name, as the protocol spells kinds.
       log.emit(event.kind.name)

@@ -14,7 +14,8 @@ import Logging
 /// deadline are `.error`; entering protect mode, a crash record, a dependency that did not
 /// answer and, at a start after an outage, the outage history (`organizer.log(to:)`: `5 starts
 /// in a row ended waiting for postgres since …`) are `.warning`; a stop request, a held
-/// action and a wait for a dependency are `.notice`; everything else is `.info`. A report on
+/// action, a wait for a dependency and the state kept in a private subdirectory of a shared
+/// directory are `.notice`; everything else is `.info`. A report on
 /// SIGTERM's owner: `level(of:)`, by whether a stop can go unrecorded.
 public struct LaunchEventLogger: Sendable {
   /// The logger events go to.
@@ -39,7 +40,7 @@ public struct LaunchEventLogger: Sendable {
     case .protectEnter, .exceptionRecorded: .warning
     case .launch:
       (event.decision?.count ?? 0) > 0 || !(event.decision?.problems.isEmpty ?? true) ? .notice : .info
-    case .stopRequested, .uncountedExit: .notice
+    case .stopRequested, .uncountedExit, .privateStateDirectory: .notice
     case .lifeAction: event.lifeActionOutcome == .ran || event.lifeActionOutcome == .performed ? .info : .notice
     default: .info
     }
@@ -83,6 +84,8 @@ public struct LaunchEventLogger: Sendable {
       if let outcome = event.lifeActionOutcome { metadata["launch.outcome"] = "\(outcome.rawValue)" }
     case .stateProblem:
       if let problem = event.stateProblem { metadata["launch.problem"] = "\(problem.kind)" }
+    case .privateStateDirectory:
+      if let directory = event.stateDirectory { metadata["launch.state_directory"] = "\(directory)" }
     case .exceptionRecorded:
       guard let cause = event.cause else { break }
       metadata["launch.cause"] = "\(cause.type)"

@@ -24,6 +24,8 @@ extension LaunchProtectionEvent: CustomStringConvertible {
       let last = self.level.map { "\($0.number) \($0.name)" } ?? "?"
       return
         "every repair level failed (last: \(last)) after \(count ?? 0) launch crashes; \(exhaustedAction.map { "\($0)" } ?? "?")"
+    case .privateStateDirectory:
+      return "state kept in \(stateDirectory ?? "?"), this user's own: \(stateDirectoryReason ?? "?")"
     default: return kind.name
     }
   }

@@ -57,6 +57,10 @@ public struct LaunchProtectionEvent: Sendable, Equatable {
     /// ``LaunchProtectionEvent/level``); ``LaunchProtectionEvent/exhaustedAction`` is what
     /// happens now.
     public static let levelsExhausted = Kind("protect_exhausted")
+    /// Other users can write the configured state directory, so the state is kept in its
+    /// private subdirectory `private-<uid>` (``LaunchProtectionEvent/stateDirectory``, and
+    /// why: ``LaunchProtectionEvent/stateDirectoryReason``). Said once per process.
+    public static let privateStateDirectory = Kind("private_state_directory")
 
     /// The name.
     public var description: String { name }
@@ -88,6 +92,11 @@ public struct LaunchProtectionEvent: Sendable, Equatable {
   public private(set) var deadline: Duration?
   /// What happens once the levels are exhausted (``Kind-swift.struct/levelsExhausted``).
   public private(set) var exhaustedAction: ExhaustedLevels?
+  /// The directory the state is kept in (``Kind-swift.struct/privateStateDirectory``).
+  public private(set) var stateDirectory: String?
+  /// Why the state is kept there: the shared directory, its owner and mode
+  /// (``Kind-swift.struct/privateStateDirectory``).
+  public private(set) var stateDirectoryReason: String?
 
   private init(_ kind: Kind) { self.kind = kind }
 
@@ -168,6 +177,14 @@ public struct LaunchProtectionEvent: Sendable, Equatable {
     event.count = count
     event.level = level
     event.exhaustedAction = action
+    return event
+  }
+
+  /// The state is kept in `directory`, the private subdirectory of a shared one, for `reason`.
+  public static func privateStateDirectory(_ directory: String, reason: String) -> LaunchProtectionEvent {
+    var event = LaunchProtectionEvent(.privateStateDirectory)
+    event.stateDirectory = directory
+    event.stateDirectoryReason = reason
     return event
   }
 }

@@ -38,7 +38,9 @@ public struct StateProblem: Error, Sendable, Hashable, CustomStringConvertible {
     /// ``StateProblem/mode`` say why.
     public static let untrusted = Code("untrusted")
     /// A symlink, FIFO, socket, device or directory stands where a regular file (or, for the
-    /// state directory, a directory) should be: it is not followed, opened or read.
+    /// state directory, a directory) should be: it is not followed, opened or read. A symlink
+    /// as the state directory itself is followed when trusted (the Security article); a chain
+    /// of more than 8 links, or one that ends elsewhere than at a directory, is this problem.
     public static let wrongFileType = Code("wrong_file_type")
 
     /// The name.
