@@ -93,7 +93,7 @@ public enum CrashCapture {
     _ options: Options, installedReportDirectory installed: inout Int32
   ) throws(CrashCaptureError) {
     // The report directory is opened and checked as the state store opens it; one it refuses
-    // (another user's, a symlink) or cannot open is an error the app sees, as is any refusal.
+    // (another user's, an untrusted symlink) or cannot open is an error the app sees, as is any refusal.
     var notices: [StateProblem] = []
     var reportDirectory: StateDirectory?
     if let directory = options.reportDirectory {
