@@ -9,6 +9,8 @@
   `CI/` script that CI/test runs is named in the list.
 - Commit subjects: CONTRIBUTING.md's "Every subject since `COMMIT`" holds for every commit since.
 - "N scenarios" next to a folder in backticks is the number of scenario files in that folder.
+- A `.trait(…)` a page's manifest shows is written as Examples/ServerQuickStart/Package.swift,
+  which CI builds as a chaos build, writes it.
 - The README is at most 200 lines; the page it says has every `chaos` command and option is
   the one CI/check-cli-docs checks.
 """
@@ -19,6 +21,7 @@ import subprocess
 
 README_LINES = 200
 SUBJECT_LIMIT = 72
+TRAIT = re.compile(r'\.trait\(name: "[^"]+"(?:, (?:description: "[^"]*"|condition: \.when\(traits: \[[^\]]*\]\)))?\)')
 SENTENCE = re.compile(r"(?<=[.;!?])\s+(?=[A-Z`(])")
 
 
@@ -86,6 +89,7 @@ class ClaimRules:
     # --- per document -------------------------------------------------------------------------
 
     def check(self, document: str, lines: list[str]) -> None:
+        self.check_traits(document, lines)
         for number, sentence, row in sentences(lines):
             if row:
                 self.check_images(document, number, sentence)
@@ -129,6 +133,16 @@ class ClaimRules:
             if int(claim) != count:
                 self.fail(document, number, f"says {claim} scenarios in `{folder}`, which holds {count}: "
                           f"write {count}, or no number")
+
+    def check_traits(self, document: str, lines: list[str]) -> None:
+        """The manifest lines of a chaos build, against the example CI builds with them."""
+        example = "Examples/ServerQuickStart/Package.swift"
+        built = set(TRAIT.findall(read(self.root, example)))
+        for number, line in enumerate(lines, 1):
+            for trait in TRAIT.findall(line):
+                if trait not in built:
+                    self.fail(document, number, f"shows `{trait}`, which {example} (built by CI with --traits "
+                              f"Chaos) does not write: copy its line ({', '.join(sorted(built))})")
 
     # --- README and CONTRIBUTING ----------------------------------------------------------------
 

@@ -30,6 +30,8 @@ PLANTS = [
      (r"^\d+\. `CI/fuzz 30`.*$", "22. Fuzzers, unnamed."), "CI/test runs CI/fuzz, which the list"),
     ("CONTRIBUTING.md", "commit subjects since a commit",
      (r"since `[0-9a-f]+`", "since `ceaf3cd`"), "reword it before it is merged"),
+    ("README.md", "manifest lines of a chaos build",
+     (r'condition: \.when\(traits: \["Chaos"\]\)', 'condition: .when(traits: ["Chaos2"])'), "which Examples/"),
     ("README.md", "README length", "\n".join(["z"] * 10), "lines (at most 200)"),
 ]
 
