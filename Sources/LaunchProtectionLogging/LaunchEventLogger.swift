@@ -35,21 +35,21 @@ public struct LaunchEventLogger: Sendable {
 
   /// The level `event` is logged at.
   public static func level(of event: LaunchProtectionEvent) -> Logger.Level {
-    switch event.kind {
+    switch event.kind.known {
     case .stateProblem, .levelsExhausted, .launchDeadlineExceeded: .error
     case .protectEnter, .exceptionRecorded: .warning
     case .launch:
       (event.decision?.count ?? 0) > 0 || !(event.decision?.problems.isEmpty ?? true) ? .notice : .info
     case .stopRequested, .uncountedExit, .privateStateDirectory: .notice
     case .lifeAction: event.lifeActionOutcome == .ran || event.lifeActionOutcome == .performed ? .info : .notice
-    default: .info
+    case .protectFinish, .relaunch, .launchingFinished: .info
     }
   }
 
   /// The metadata logged with `event`.
   public static func metadata(of event: LaunchProtectionEvent) -> Logger.Metadata {
     var metadata: Logger.Metadata = ["launch.event": "\(name(of: event))"]
-    switch event.kind {
+    switch event.kind.known {
     case .launch:
       guard let decision = event.decision else { break }
       metadata["launch.count"] = "\(decision.count)"
@@ -100,8 +100,8 @@ public struct LaunchEventLogger: Sendable {
       if let count = event.count { metadata["launch.count"] = "\(count)" }
       if let level = event.level { add(level, to: &metadata) }
       if let action = event.exhaustedAction { metadata["launch.exhausted_action"] = "\(action)" }
-    default:
-      break
+    case .relaunch, .launchingFinished, .stopRequested:
+      break  // the event's name says it all
     }
     return metadata
   }

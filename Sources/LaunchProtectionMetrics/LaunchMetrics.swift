@@ -84,7 +84,7 @@ public final class LaunchMetrics: Sendable {
 
   /// Records one event; `status` is the organizer's status after it (the gauges' values).
   public func record(_ event: LaunchProtectionEvent, status: LaunchStatus) {
-    switch event.kind {
+    switch event.kind.known {
     case .launch:
       guard let decision = event.decision else { break }
       increment(Name.launches, ("outcome", Self.outcome(of: decision)))
@@ -112,8 +112,9 @@ public final class LaunchMetrics: Sendable {
     case .stateProblem:
       // An untrusted state directory leaves every launch unprotected: alert on this counter.
       increment(Name.stateProblems, ("kind", event.stateProblem?.kind ?? "unknown"))
-    default:
-      break
+    case .protectFinish, .lifeAction, .exceptionRecorded, .uncountedExit, .launchDeadlineExceeded, .stopRequested,
+      .privateStateDirectory:
+      break  // no metric of their own; the gauges below follow the status
     }
     update(status)
   }

@@ -2,7 +2,7 @@
 extension LaunchProtectionEvent: CustomStringConvertible {
   public var description: String {
     let level = self.level.map { "\($0.number) (\($0.name))" } ?? "?"
-    switch kind {
+    switch kind.known {
     case .launch: return decision?.description ?? "launch"
     case .protectEnter:
       return "protect mode: repair level \(level) after \(count ?? 0) consecutive launch crashes"
@@ -26,7 +26,6 @@ extension LaunchProtectionEvent: CustomStringConvertible {
         "every repair level failed (last: \(last)) after \(count ?? 0) launch crashes; \(exhaustedAction.map { "\($0)" } ?? "?")"
     case .privateStateDirectory:
       return "state kept in \(stateDirectory ?? "?"), this user's own: \(stateDirectoryReason ?? "?")"
-    default: return kind.name
     }
   }
 }
