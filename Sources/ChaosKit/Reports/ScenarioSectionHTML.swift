@@ -11,12 +11,13 @@ package enum ScenarioSectionHTML {
     let anchor = { (process: ProcessResult) in
       "s\(number)-l\(process.launch)-r\(process.iteration)-p\(process.process)"
     }
-    let mark = result.passed ? "✓" : result.status == .failed ? "✗" : "!"
+    let mark = result.passed ? "✓" : result.status == .failed ? "✗" : result.isSkipped ? "-" : "!"
     let launches = Set(result.processes.map(\.launch)).count
+    let status = result.statusText
     var html = """
-      <section class="scenario \(result.status)" id="s\(number)" data-status="\(result.status)" \
+      <section class="scenario \(status)" id="s\(number)" data-status="\(status)" \
       data-path="\(Markup.escape(result.path))"><details\(result.passed ? "" : " open")><summary>\
-      <span class="\(result.status)">\(mark) \(result.status)</span> \(Markup.escape(result.group))/\
+      <span class="\(status)">\(mark) \(status)</span> \(Markup.escape(result.group))/\
       \(Markup.escape(result.name)) <small>(\(launches) launches, \(result.processes.count) processes, \
       \(String(format: "%.2f", result.seconds)) s)</small></summary>
       <p><code>\(Markup.escape(result.path))</code></p>
