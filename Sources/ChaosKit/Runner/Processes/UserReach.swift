@@ -19,7 +19,7 @@ enum UserReach {
       if !allows(info, user, bit: 0o1) {
         return "user: \(user) cannot reach \(path): \(directory) (mode \(octal(info.st_mode)), owner "
           + "\(owner(info.st_uid))) does not let it in. Put the checkout and --artifacts where that user can "
-          + "enter (a 0755 path such as /srv or /tmp), or run as that user"
+          + "enter (a 0755 path such as /srv or /tmp)"
       }
     }
     var info = stat()
