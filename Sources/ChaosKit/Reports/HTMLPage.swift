@@ -106,7 +106,7 @@ package enum HTMLPage {
     .marker.request{fill:#2da44e;stroke:#116329;stroke-width:1}.marker.request.bad{fill:#cf222e;stroke:#82071e}
     .marker.stop,.marker.problem,.marker.task{fill:#1b7c83;stroke:none}.marker.problem.bad,.marker.task.bad{fill:#cf222e}
     .histogram{display:flex;gap:12px;align-items:center}.bin{fill:#4c8bf5}
-    .failure{border-left:3px solid #cf222e}.frames{font-size:12px;color:#57606a;margin:0;padding-left:16px}
+    .failure{border-left:3px solid #cf222e}.skip{border-left:3px solid #0969da}.frames{font-size:12px;color:#57606a;margin:0;padding-left:16px}
     tr.failing td{background:#fff5f5}
     """
 

@@ -62,9 +62,10 @@ package enum HTMLReport {
       <button data-action="expand">expand all</button><button data-action="collapse">collapse all</button></div>
 
       """
-    // Failures first: they are what a reader of a red CI job came for.
+    // Failures first: they are what a reader of a red CI job came for; then skips, then passes.
+    let rank = { (result: ScenarioResult) in result.passed ? 2 : result.isSkipped ? 1 : 0 }
     let ordered = results.enumerated().sorted { lhs, rhs in
-      (lhs.element.passed ? 1 : 0, lhs.offset) < (rhs.element.passed ? 1 : 0, rhs.offset)
+      (rank(lhs.element), lhs.offset) < (rank(rhs.element), rhs.offset)
     }
     for (number, result) in ordered {
       body += ScenarioSectionHTML.render(result, number: number + 1, reportDirectory: context.reportDirectory)

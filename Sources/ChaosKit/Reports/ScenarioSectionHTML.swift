@@ -16,7 +16,7 @@ package enum ScenarioSectionHTML {
     let status = result.statusText
     var html = """
       <section class="scenario \(status)" id="s\(number)" data-status="\(status)" \
-      data-path="\(Markup.escape(result.path))"><details\(result.passed ? "" : " open")><summary>\
+      data-path="\(Markup.escape(result.path))"><details\(result.passed || result.isSkipped ? "" : " open")><summary>\
       <span class="\(status)">\(mark) \(status)</span> \(Markup.escape(result.group))/\
       \(Markup.escape(result.name)) <small>(\(launches) launches, \(result.processes.count) processes, \
       \(String(format: "%.2f", result.seconds)) s)</small></summary>
@@ -26,7 +26,9 @@ package enum ScenarioSectionHTML {
       html += "<p class=\"note\">A scenario stops at its first failing launch: the launches after it did not run.</p>"
     }
     if result.status == .error {
-      html += result.messages.map { "<pre class=\"failure\">\(Markup.escape($0))</pre>" }.joined()
+      // A skip is not a failure: its reason is drawn apart from the red of what went wrong.
+      let style = result.isSkipped ? "skip" : "failure"
+      html += result.messages.map { "<pre class=\"\(style)\">\(Markup.escape($0))</pre>" }.joined()
     }
     if !groups.isEmpty {
       html += TimelineSVG.render(groups, anchor: anchor)
