@@ -30,8 +30,10 @@ public struct ScenarioRunner: Sendable {
     var profiled = RunProfile.start()
     FileTree.remove(workDirectory)
     do {
+      try checkPrivileges(scenario)
       if sweeper?.reuse(as: workDirectory) != true { try FileTree.makeDirectories(workDirectory) }
       var target = try resolveTarget(scenario)
+      try checkUserReach(scenario, target: target, workDirectory: workDirectory)
       try checkFailpointNames(scenario, target: target)
       try checkContainerSupport(scenario)
       try checkRuntimeSupport(scenario)
@@ -114,8 +116,7 @@ public struct ScenarioRunner: Sendable {
         result.messages.append("\(scenario.path): interrupted")
       }
     } catch {
-      result.status = .error
-      result.messages.append("\(error)")
+      result.couldNotRun(error)
     }
     result.seconds = Date().timeIntervalSince(started)
     profiled = RunProfile.start()

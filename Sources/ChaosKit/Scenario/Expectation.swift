@@ -81,6 +81,9 @@ package struct Expectation: Sendable {
   /// `stdout_contains:`, `stdout_lacks:`, `stderr_contains:`, `stderr_lacks:`: texts the
   /// launch's output must or must not hold (``OutputExpectation``).
   package var output = OutputExpectation()
+  /// `files:`: entries of the state directory and their mode, type and owner
+  /// (``FileExpectation``), checked once the launch's processes are gone.
+  package var files: [FileExpectation] = []
 }
 
 /// Expectations on the persisted state after the launch.

@@ -41,6 +41,9 @@ public struct Scenario: Sendable {
   package var dependency: DependencySpec? = nil
   /// The launches, in order.
   package var launches: [LaunchSpec]
+  /// Privileges the target needs that the other keys do not show (`requires:`): a run
+  /// without one skips the scenario.
+  package var requires: [Requirement] = []
 
   /// The folder under `Scenarios/` (e.g. `counting`), used as the JUnit class name.
   public var group: String {

@@ -8,7 +8,7 @@ public enum ScenarioLoader {
   /// Keys allowed at the top of a scenario (kept in step with `Scenarios/scenario.schema.json` by a test).
   public static let scenarioKeys = [
     "name", "description", "timeout", "target", "app", "env", "swift_backtrace", "supervisor", "daemon",
-    "container", "kubernetes", "launches", "runtime", "memory", "pids", "init", "dependency",
+    "container", "kubernetes", "launches", "runtime", "memory", "pids", "init", "dependency", "requires",
   ]
   /// Keys allowed in `supervisor`.
   public static let supervisorKeys = ["notify", "start_timeout", "stop_timeout", "watchdog"]
@@ -23,7 +23,7 @@ public enum ScenarioLoader {
   public static let expectKeys =
     [
       "outcome", "signal", "exit_code", "count", "mode", "level", "relaunched", "events", "no_events",
-      "backtrace_contains", "handler_latency_us", "notify", "state", "probes", "restart_delay",
+      "backtrace_contains", "handler_latency_us", "notify", "state", "probes", "restart_delay", "files",
     ] + OutputExpectation.keys
   /// Keys allowed in `expect.state`.
   public static let stateKeys = [
@@ -126,6 +126,7 @@ public enum ScenarioLoader {
     scenario.dependency = try top["dependency"].map { node throws(ScenarioError) in
       try dependency(node, reader: reader)
     }
+    scenario.requires = try requirements(top["requires"], reader: reader)
     try RuntimeLoader.checkRuntimeGiven(scenario)
     return scenario
   }
@@ -235,6 +236,7 @@ public enum ScenarioLoader {
       expect.restartDelay = try reader.duration(node, what: "restart_delay", zeroAllowed: true)
     }
     expect.output = try OutputExpectation.load(map, reader: reader)
+    expect.files = try FileExpectation.load(map["files"], reader: reader)
     if let node = map["handler_latency_us"] {
       expect.handlerLatencyMicroseconds = try reader.number(node, what: "handler_latency_us")
     }

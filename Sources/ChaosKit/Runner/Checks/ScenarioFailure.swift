@@ -71,6 +71,12 @@ public struct ScenarioFailure: Sendable, Equatable, Encodable, CustomStringConve
     public static let stderrContains = Kind("stderr_contains")
     /// `stderr_lacks:`.
     public static let stderrLacks = Kind("stderr_lacks")
+    /// `output_contains:` (standard output and error together).
+    public static let outputContains = Kind("output_contains")
+    /// `output_lacks:`.
+    public static let outputLacks = Kind("output_lacks")
+    /// `files:` (an entry of the state directory, its mode, type or owner).
+    public static let files = Kind("files")
     /// A later launch counted a launch the harness stopped after it finished (a stop is never counted).
     public static let stopCounted = Kind("stop_counted")
     /// A `requests:` step failed.
@@ -88,7 +94,7 @@ public struct ScenarioFailure: Sendable, Equatable, Encodable, CustomStringConve
       .handlerLatency, .stateCount, .stateLaunchesInProgress, .stateAttemptedLevel, .stateLastCrashType,
       .stateLastUncountedExit, .stateMovedAside, .stateUnreadable, .restartDelay, .probesStartup, .probesLiveness,
       .probesReadiness, .stdoutContains, .stdoutLacks, .stderrContains, .stderrLacks, .stopCounted, .request,
-      .noRestart, .malformedEvents, .notStarted,
+      .noRestart, .malformedEvents, .notStarted, .outputContains, .outputLacks, .files,
     ]
 
     /// The raw value.
