@@ -8,7 +8,7 @@ public enum ScenarioLoader {
   /// Keys allowed at the top of a scenario (kept in step with `Scenarios/scenario.schema.json` by a test).
   public static let scenarioKeys = [
     "name", "description", "timeout", "target", "app", "env", "swift_backtrace", "supervisor", "daemon",
-    "container", "kubernetes", "launches", "runtime", "memory", "pids", "init", "dependency",
+    "container", "kubernetes", "launches", "runtime", "memory", "pids", "init", "dependency", "services",
   ]
   /// Keys allowed in `supervisor`.
   public static let supervisorKeys = ["notify", "start_timeout", "stop_timeout", "watchdog"]
@@ -17,7 +17,7 @@ public enum ScenarioLoader {
   /// Keys allowed in a launch.
   public static let launchKeys = [
     "failpoints", "app", "env", "repeat", "parallel", "timeout", "before", "send_signal", "expect", "requests",
-    "container", "runtime", "memory", "pids", "init", "dependency", "user",
+    "container", "runtime", "memory", "pids", "init", "dependency", "user", "services",
   ]
   /// Keys allowed in `expect`.
   public static let expectKeys =
@@ -125,6 +125,14 @@ public enum ScenarioLoader {
     }
     scenario.dependency = try top["dependency"].map { node throws(ScenarioError) in
       try dependency(node, reader: reader)
+    }
+    scenario.services =
+      try top["services"].map { node throws(ScenarioError) in try services(node, reader: reader) } ?? []
+    for (index, node) in launchNodes.enumerated() {
+      guard case .mapping(let mapping) = node, let key = mapping.keys.first(where: { $0.scalar?.string == "services" }),
+        let value = mapping[key]
+      else { continue }
+      scenario.launches[index].services = try serviceStates(value, declared: scenario.services, reader: reader)
     }
     try RuntimeLoader.checkRuntimeGiven(scenario)
     return scenario
