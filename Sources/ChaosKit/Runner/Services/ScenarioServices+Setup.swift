@@ -33,6 +33,7 @@ extension ScenarioServices {
     }
     let path = String(cString: made)
     directories.append(path)
+    ServiceRegistry.shared.own(directory: path)
     if let user = spec.user, chown(path, user.uid, user.gid) != 0 {
       throw ScenarioError(
         path: scenario.path, line: spec.line, column: 1,

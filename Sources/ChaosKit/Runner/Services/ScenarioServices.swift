@@ -69,7 +69,10 @@ final class ScenarioServices {
     }
     for fd in holders { close(fd) }
     holders = []
-    for directory in directories { _ = FileTree.remove(directory) }
+    for directory in directories {
+      _ = FileTree.remove(directory)
+      ServiceRegistry.shared.release(directory: directory)
+    }
     directories = []
     return problems
   }
@@ -160,6 +163,9 @@ final class ScenarioServices {
   ) {
     var fields: [String: Any] = ["event": "service", "service": entry.spec.name, "state": state]
     fields["pids"] = tree.map { Int($0.pid) }
+    // With each pid's start time (/proc/<pid>/stat field 22): a leak check that reads them back
+    // tells a process left behind from a later one that got the same pid.
+    fields["start_times"] = tree.map { Int($0.startTime) }
     fields["port"] = Int(entry.own["CHAOS_SERVICE_PORT"] ?? "")
     fields.merge(extra) { $1 }
     HarnessEvent.append(fields, pid: pid, to: eventsPath, source: "harness")

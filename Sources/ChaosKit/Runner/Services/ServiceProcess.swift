@@ -136,17 +136,29 @@ package final class ServiceRegistry: Sendable {
   package static let shared = ServiceRegistry()
 
   private let services = Mutex<[ObjectIdentifier: ServiceProcess]>([:])
+  /// Directories the services use, removed by an interrupt too (`chaos` exits right after it).
+  private let directories = Mutex<Set<String>>([])
 
   func add(_ service: ServiceProcess) { services.withLock { $0[ObjectIdentifier(service)] = service } }
 
   func remove(_ service: ServiceProcess) { _ = services.withLock { $0.removeValue(forKey: ObjectIdentifier(service)) } }
 
+  /// Notes a directory to remove on an interrupt, until `release`.
+  package func own(directory: String) { _ = directories.withLock { $0.insert(directory) } }
+
+  /// The directory was removed by its owner.
+  package func release(directory: String) { _ = directories.withLock { $0.remove(directory) } }
+
   /// SIGKILLs every process of every running service's tree (the leaders are reaped by
-  /// `ChildRegistry.cancelAll`, which calls this first). Returns the processes killed.
+  /// `ChildRegistry.cancelAll`, which calls this first), then removes the services'
+  /// directories. Returns the processes killed.
   @discardableResult
   package func killAll() -> [ProcessStamp] {
     let running = services.withLock { Array($0.values) }
     let trees = running.flatMap { $0.currentTree() }
-    return ProcessTree.killLeft(trees)
+    let killed = ProcessTree.killLeft(trees)
+    // The files go now; a process killed a moment ago may still hold some open, which unlinking allows.
+    for directory in directories.withLock({ $0 }) { _ = FileTree.remove(directory) }
+    return killed
   }
 }
