@@ -10,24 +10,29 @@ package struct ProcessStamp: Sendable, Hashable, CustomStringConvertible {
 
   package var description: String { "pid \(pid)" }
 
-  /// Whether this very process still exists (the pid alive with the same start time; a
-  /// zombie counts until it is reaped).
-  package var isAlive: Bool { ProcessTree.stat(pid)?.startTime == startTime }
+  /// Whether this very process still runs: the pid there with the same start time, and not
+  /// a zombie (dead, waiting for its new parent, init, to reap it).
+  package var isAlive: Bool {
+    guard let found = ProcessTree.stat(pid) else { return false }
+    return found.startTime == startTime && found.state != "Z"
+  }
 }
 
 /// Reads the process tree from `/proc`: which processes descend from a service, and which of
 /// them are left after it was stopped. PostgreSQL's backends call `setsid()`, so killing the
 /// service's process group does not reach them: the tree, recorded while it runs, does.
 package enum ProcessTree {
-  /// The parent pid and start time of `pid` (fields 4 and 22 of its stat line); nil when gone.
-  static func stat(_ pid: pid_t) -> (parent: pid_t, startTime: UInt64)? {
+  /// The state, parent pid and start time of `pid` (fields 3, 4 and 22 of its stat line); nil
+  /// when gone.
+  static func stat(_ pid: pid_t) -> (state: Character, parent: pid_t, startTime: UInt64)? {
     guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
       let close = text.lastIndex(of: ")")
     else { return nil }
     // After the command name (which may hold spaces and parentheses): state is field 3.
     let fields = text[text.index(after: close)...].split(separator: " ")
-    guard fields.count > 19, let parent = pid_t(fields[1]), let start = UInt64(fields[19]) else { return nil }
-    return (parent, start)
+    guard fields.count > 19, let state = fields[0].first, let parent = pid_t(fields[1]), let start = UInt64(fields[19])
+    else { return nil }
+    return (state, parent, start)
   }
 
   /// `root` and every process descending from it now, root first.
