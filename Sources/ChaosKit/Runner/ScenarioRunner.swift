@@ -29,6 +29,7 @@ public struct ScenarioRunner: Sendable {
       seconds: 0, artifacts: workDirectory)
     var profiled = RunProfile.start()
     FileTree.remove(workDirectory)
+    var services: ScenarioServices?
     do {
       try checkPrivileges(scenario)
       if sweeper?.reuse(as: workDirectory) != true { try FileTree.makeDirectories(workDirectory) }
@@ -41,6 +42,11 @@ public struct ScenarioRunner: Sendable {
       // The scenario's dependency listens for the whole run, on one port; closed at the end.
       let dependency = try startDependency(scenario)
       defer { dependency?.close() }
+      // `services:` run for the whole run, ready before the first launch, stopped after the
+      // last whatever ended the run (below); launches get their ports as CHAOS_SERVICE_*.
+      services = try ScenarioServices.start(scenario, workDirectory: workDirectory, stateDirectory: stateDirectory)
+      var scenario = scenario
+      scenario.environment.merge(services?.variables ?? [:]) { $1 }
       // The protocol promises an existing, empty state directory when a scenario starts.
       try FileTree.makeDirectories(stateDirectory)
       RunProfile.add("scenario start (folders, target, failpoint names)", since: profiled)
@@ -65,6 +71,7 @@ public struct ScenarioRunner: Sendable {
             message: "launch \(number), before: \(error.line == 0 ? error.path + ": " : "")\(error.message)")
         }
         RunProfile.add("before: state edits, new binary copies", since: setupStarted)
+        try services?.apply(spec.services, scenario: scenario, launch: number)
         for iteration in 1...spec.repeatCount {
           var restart: (number: Int, delay: Double, previous: ProcessResult)?
           if let kubelet = scenario.kubelet, let previous = result.processes.last {
@@ -117,6 +124,10 @@ public struct ScenarioRunner: Sendable {
       }
     } catch {
       result.couldNotRun(error)
+    }
+    for problem in services?.stopAll() ?? [] {
+      if result.status == .passed { result.status = .failed }
+      result.messages.append("\(scenario.path): \(problem)")
     }
     result.seconds = Date().timeIntervalSince(started)
     profiled = RunProfile.start()

@@ -39,6 +39,8 @@ public struct Scenario: Sendable {
   package var runtime = RuntimeSettings()
   /// A real TCP listener the harness runs for the whole run (`dependency:`); nil: none.
   package var dependency: DependencySpec? = nil
+  /// `services:`: real programs run for the whole scenario (ServiceSpec.swift).
+  package var services: [ServiceSpec] = []
   /// The launches, in order.
   package var launches: [LaunchSpec]
   /// Privileges the target needs that the other keys do not show (`requires:`): a run
@@ -122,6 +124,8 @@ package struct LaunchSpec: Sendable {
   package var runtime = RuntimeSettings()
   /// What the scenario's dependency does from this launch's spawn on (`dependency:`, default up).
   package var dependency = DependencyState.up
+  /// A launch's `services: { postgres: down }`; a service not named is up.
+  package var services: [String: ServiceState] = [:]
 }
 
 /// A change the harness makes before a launch.

@@ -9,6 +9,7 @@ public enum ScenarioLoader {
   public static let scenarioKeys = [
     "name", "description", "timeout", "target", "app", "env", "swift_backtrace", "supervisor", "daemon",
     "container", "kubernetes", "launches", "runtime", "memory", "pids", "init", "dependency", "requires",
+    "services",
   ]
   /// Keys allowed in `supervisor`.
   public static let supervisorKeys = ["notify", "start_timeout", "stop_timeout", "watchdog"]
@@ -17,7 +18,7 @@ public enum ScenarioLoader {
   /// Keys allowed in a launch.
   public static let launchKeys = [
     "failpoints", "app", "env", "repeat", "parallel", "timeout", "before", "send_signal", "expect", "requests",
-    "container", "runtime", "memory", "pids", "init", "dependency", "user",
+    "container", "runtime", "memory", "pids", "init", "dependency", "user", "services",
   ]
   /// Keys allowed in `expect`.
   public static let expectKeys =
@@ -127,6 +128,14 @@ public enum ScenarioLoader {
       try dependency(node, reader: reader)
     }
     scenario.requires = try requirements(top["requires"], reader: reader)
+    scenario.services =
+      try top["services"].map { node throws(ScenarioError) in try services(node, reader: reader) } ?? []
+    for (index, node) in launchNodes.enumerated() {
+      guard case .mapping(let mapping) = node, let key = mapping.keys.first(where: { $0.scalar?.string == "services" }),
+        let value = mapping[key]
+      else { continue }
+      scenario.launches[index].services = try serviceStates(value, declared: scenario.services, reader: reader)
+    }
     try RuntimeLoader.checkRuntimeGiven(scenario)
     return scenario
   }
