@@ -39,6 +39,8 @@ public struct Scenario: Sendable {
   package var runtime = RuntimeSettings()
   /// A real TCP listener the harness runs for the whole run (`dependency:`); nil: none.
   package var dependency: DependencySpec? = nil
+  /// A real systemd runs the target as a unit, each start a launch (`systemd:`); nil: none.
+  package var systemd: SystemdSpec? = nil
   /// The launches, in order.
   package var launches: [LaunchSpec]
 
@@ -119,6 +121,11 @@ package struct LaunchSpec: Sendable {
   package var runtime = RuntimeSettings()
   /// What the scenario's dependency does from this launch's spawn on (`dependency:`, default up).
   package var dependency = DependencyState.up
+  /// Under `systemd:`, how this start begins (`start:`); nil: `systemctl` for the first
+  /// launch, `automatic` (systemd's `Restart=`) after it.
+  package var systemdStart: SystemdStart? = nil
+  /// Under `systemd:`, a `systemctl` command run during this launch (`systemctl:`).
+  package var systemctl: SystemctlStep? = nil
 }
 
 /// A change the harness makes before a launch.
