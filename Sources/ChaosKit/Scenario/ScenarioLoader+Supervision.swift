@@ -52,7 +52,8 @@ extension ScenarioLoader {
   }
 
   /// `systemd:`, checked against the rest of the scenario (nil: absent).
-  static func systemd(_ top: [String: Node], launchNodes: [Node], reader: NodeReader) throws(ScenarioError)
+  static func systemd(_ top: [String: Node], launchNodes: [Node], launches: [LaunchSpec], reader: NodeReader)
+    throws(ScenarioError)
     -> SystemdSpec?
   {
     guard let node = top["systemd"] else {
@@ -60,6 +61,7 @@ extension ScenarioLoader {
       return nil
     }
     try SystemdLoader.check(top, launches: launchNodes, reader: reader)
+    try SystemdLoader.checkPowerCuts(launches, reader: reader)
     return try SystemdLoader.spec(node, scenarioPath: reader.path, reader: reader)
   }
 

@@ -128,7 +128,7 @@ public enum ScenarioLoader {
       try dependency(node, reader: reader)
     }
     try RuntimeLoader.checkRuntimeGiven(scenario)
-    scenario.systemd = try systemd(top, launchNodes: launchNodes, reader: reader)
+    scenario.systemd = try systemd(top, launchNodes: launchNodes, launches: launches, reader: reader)
     return scenario
   }
 

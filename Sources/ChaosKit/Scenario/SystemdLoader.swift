@@ -120,6 +120,19 @@ enum SystemdLoader {
     return low...high
   }
 
+  /// After a launch with a `power-cut`, the machine is down: the next launch must boot it.
+  static func checkPowerCuts(_ launches: [LaunchSpec], reader: NodeReader) throws(ScenarioError) {
+    for (index, launch) in launches.enumerated() where launch.systemctl?.command == .powerCut {
+      guard index + 1 < launches.count else { continue }
+      let next = launches[index + 1]
+      guard next.systemdStart == .reboot else {
+        throw ScenarioError(
+          path: reader.path, line: next.line, column: 1,
+          message: "the launch before cuts the power: this one needs 'start: reboot' (the machine is down)")
+      }
+    }
+  }
+
   /// The scenario keys that real systemd cannot honour, refused where they are written.
   static func check(_ top: [String: Node], launches: [Node], reader: NodeReader) throws(ScenarioError) {
     for key in ["supervisor", "daemon", "container", "kubernetes", "runtime", "init", "memory", "pids"] {

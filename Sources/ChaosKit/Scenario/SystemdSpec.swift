@@ -53,6 +53,9 @@ package struct SystemctlStep: Sendable, Equatable {
     case kill
     /// `systemctl restart`: this launch ends, the next one is its start.
     case restart
+    /// Not systemctl: the harness SIGKILLs the container's PID 1, so the kernel ends every
+    /// process in it at once, as a power cut does. The next launch is a `start: reboot`.
+    case powerCut = "power-cut"
   }
   /// The command.
   package var command: Command

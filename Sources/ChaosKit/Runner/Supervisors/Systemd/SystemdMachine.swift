@@ -32,7 +32,7 @@ final class SystemdMachine: @unchecked Sendable {
   var unitsDirectory: String { folder + "/units" }
   var varLib: String { folder + "/var-lib" }
 
-  /// Boots it and waits until systemd says `running` (or `degraded`).
+  /// Boots it and waits until its boot target (basic.target and nothing more) is active.
   func boot() throws(Failure) {
     try? FileTree.makeDirectories(unitsDirectory)
     try? FileTree.makeDirectories(varLib)
@@ -64,18 +64,22 @@ final class SystemdMachine: @unchecked Sendable {
       }
       // nspawn forks an outer child first, which forks the container's PID 1 and exits: the
       // leader is the child that runs systemd with this machine's boot target.
-      if containerLeader == 0, let child = Self.child(of: pid), SystemdMachines.bootTarget(of: child) == id {
+      if containerLeader == 0,
+        let child = Self.children(of: pid).first(where: { SystemdMachines.bootTarget(of: $0) == id })
+      {
         lock.withLock { leader = child }
       }
       if containerLeader != 0 {
-        state = run(["systemctl", "is-system-running"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        if state == "running" || state == "degraded" { return }
+        // Booted when the boot target is active: the units it needs ran (others may still start).
+        let asked = run(["systemctl", "is-active", "\(id).target"])
+        state = asked.said
+        if asked.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "active" { return }
       }
       usleep(100_000)
     }
     stop()
     throw Failure(
-      description: "the container did not boot within \(Int(bootTimeout)) s (state '\(state)'): "
+      description: "the container did not boot within \(Int(bootTimeout)) s (the last check said '\(state)'): "
         + consoleTail)
   }
 
@@ -127,10 +131,10 @@ final class SystemdMachine: @unchecked Sendable {
     return (text ?? "").split(separator: "\n").suffix(3).joined(separator: "; ")
   }
 
-  /// The first child of `pid` (nspawn's only child is the container's PID 1).
-  private static func child(of pid: pid_t) -> pid_t? {
+  /// The children of `pid`: while the container starts, nspawn's outer child and its PID 1.
+  private static func children(of pid: pid_t) -> [pid_t] {
     let text = SystemdMachines.readProcFile("/proc/\(pid)/task/\(pid)/children")
       .map { String(decoding: $0, as: UTF8.self) }
-    return text?.split(separator: " ").first.flatMap { pid_t($0) }
+    return (text ?? "").split(separator: " ").compactMap { pid_t($0) }
   }
 }

@@ -111,6 +111,8 @@ final class SystemdSession {
   /// Stops the machine and boots it again, as a reboot: `/var/lib` is kept, the boot id is new.
   func reboot(target: String) throws(SystemdMachine.Failure) {
     machine.stop()
+    // A new PID namespace counts from 1 again: the new main pid may well be the last one's.
+    lastPid = 0
     journalSeen = 0
     try start(target: target)
   }
