@@ -129,7 +129,8 @@ extension ScenarioRunner {
     let reaped = MonotonicClock.nanoseconds()
     // Settle: a stop still in progress, or systemd not yet done with the exit.
     let down = session.machine.containerLeader == 0
-    for _ in 0..<100 where !down && (view.isPassing || !(view.execMainPID == pid && view.mainExited)) {
+    for _ in 0..<100
+    where !down && (view.isPassing || view.isClearing || !(view.execMainPID == pid && view.mainExited)) {
       usleep(50_000)
       view = session.view()
     }

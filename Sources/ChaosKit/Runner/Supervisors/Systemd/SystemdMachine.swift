@@ -62,12 +62,12 @@ final class SystemdMachine: @unchecked Sendable {
         lock.withLock { nspawn = 0 }
         throw Failure(description: "systemd-nspawn ended during the boot: \(consoleTail)")
       }
-      // nspawn forks an outer child first, which forks the container's PID 1 and exits: the
-      // leader is the child that runs systemd with this machine's boot target.
-      if containerLeader == 0,
-        let child = Self.children(of: pid).first(where: { SystemdMachines.bootTarget(of: $0) == id })
-      {
-        lock.withLock { leader = child }
+      // The container's PID 1: among nspawn's children, the one that runs systemd with this
+      // machine's boot target and is PID 1 of its namespace (its forks share the command line
+      // until they exec). Looked up again whenever the one found is gone.
+      if containerLeader == 0 || Glibc.kill(containerLeader, 0) != 0 {
+        let found = Self.children(of: pid).first { SystemdMachines.bootTarget(of: $0) == id && Self.isPidOne($0) }
+        lock.withLock { leader = found ?? 0 }
       }
       if containerLeader != 0 {
         // Booted when the boot target is active: the units it needs ran (others may still start).
@@ -129,6 +129,13 @@ final class SystemdMachine: @unchecked Sendable {
   private var consoleTail: String {
     let text = FileManager.default.contents(atPath: folder + "/console.txt").map { String(decoding: $0, as: UTF8.self) }
     return (text ?? "").split(separator: "\n").suffix(3).joined(separator: "; ")
+  }
+
+  /// Whether `pid` is PID 1 of its own PID namespace (the last field of `NSpid:` in its status).
+  private static func isPidOne(_ pid: pid_t) -> Bool {
+    let status = SystemdMachines.readProcFile("/proc/\(pid)/status").map { String(decoding: $0, as: UTF8.self) }
+    let line = status?.split(separator: "\n").first { $0.hasPrefix("NSpid:") }
+    return line?.split(whereSeparator: { $0 == " " || $0 == "\t" }).last == "1"
   }
 
   /// The children of `pid`: while the container starts, nspawn's outer child and its PID 1.
