@@ -145,7 +145,7 @@ extension ScenarioRunner {
     // The state is read as the service's user (its `User=`, who owns the state directory).
     var judgedSpec = spec
     var owner = stat()
-    if lstat(stateDirectory, &owner) == 0, owner.st_uid != 0 {
+    if stat(stateDirectory, &owner) == 0, owner.st_uid != 0 {
       judgedSpec.user = RunAs(uid: owner.st_uid, gid: owner.st_gid, name: "the unit's user")
     }
     var result = observe(

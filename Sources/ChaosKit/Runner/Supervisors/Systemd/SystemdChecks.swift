@@ -64,10 +64,11 @@ enum SystemdChecks {
     text.hasSuffix("*") ? value.hasPrefix(text.dropLast()) : value == text
   }
 
-  /// The mode bits of the directory at `path` (nil: none there).
+  /// The mode bits of the directory at `path`, through a link systemd made (`DynamicUser=`'s
+  /// `/var/lib/<name>` -> `private/<name>`); nil: none there.
   static func mode(of path: String) -> Int? {
     var info = stat()
-    guard lstat(path, &info) == 0 else { return nil }
+    guard stat(path, &info) == 0 else { return nil }
     return Int(info.st_mode & 0o7777)
   }
 }
