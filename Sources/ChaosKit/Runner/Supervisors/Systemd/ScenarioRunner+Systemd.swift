@@ -43,18 +43,19 @@ extension ScenarioRunner {
     _ session: SystemdSession, _ scenario: Scenario, _ spec: LaunchSpec, number: Int, target: String,
     stoppedEarlier: [pid_t: Int]
   ) -> ProcessResult {
-    let directory = session.workDirectory + "/launch-\(number)"
-    try? FileTree.makeDirectories(directory)
-    chmod(directory, 0o755)
-    // Written by the service's user, whoever that is.
-    _ = FileManager.default.createFile(atPath: directory + "/events.ndjson", contents: nil)
-    chmod(directory + "/events.ndjson", 0o666)
+    let directory = session.prepareLaunch(number)
     let failed = { (message: String) in
       ProcessResult(
         launch: number, line: spec.line, iteration: 1, process: 1, pid: 0, end: nil, outcome: nil, relaunched: false,
         durationMilliseconds: 0, artifacts: directory, failures: [ScenarioFailure(.notStarted, message)])
     }
     session.writeEnvironment(systemdEnvironment(session, scenario, spec, number: number), for: number)
+    // The next start may come at once (`systemctl restart`): its folder and events file first.
+    func nextEnvironment() {
+      _ = session.prepareLaunch(number + 1)
+      session.writeEnvironment(
+        systemdEnvironment(session, scenario, scenario.launches[number], number: number + 1), for: number + 1)
+    }
     let unit = session.spec.unitName
     let begin = spec.systemdStart ?? (number == 1 ? .systemctl : .automatic)
     switch begin {
@@ -82,6 +83,7 @@ extension ScenarioRunner {
       view = session.view()
     }
     let pid = view.execMainPID
+    let invocation = view["InvocationID"]
     session.lastPid = pid
     let spawned = MonotonicClock.nanoseconds()
     var judged: SystemdUnitView?
@@ -94,12 +96,16 @@ extension ScenarioRunner {
         end = view.end
         break
       }
+      // Replaced before a poll saw it end (`systemctl restart`): systemd's ExecStopPost= said how.
+      if view.execMainPID != pid, let recorded = session.recordedEnd(of: invocation) {
+        end = recorded
+        break
+      }
       // The start read its environment once it wrote an event: the next one's can go in.
       if number < scenario.launches.count,
         (try? FileManager.default.attributesOfItem(atPath: events)[.size] as? Int) ?? 0 > 0
       {
-        session.writeEnvironment(
-          systemdEnvironment(session, scenario, scenario.launches[number], number: number + 1), for: number + 1)
+        nextEnvironment()
       }
       if let step = spec.systemctl, judged == nil, EventPeek.contains(step.afterEvent, path: events) {
         // What systemd made of the launch so far, once it acted on a READY=1 sent just before.
@@ -130,14 +136,13 @@ extension ScenarioRunner {
     // Settle: a stop still in progress, or systemd not yet done with the exit.
     let down = session.machine.containerLeader == 0
     for _ in 0..<100
-    where !down && (view.isPassing || view.isClearing || !(view.execMainPID == pid && view.mainExited)) {
+    where !down
+      && (view.isPassing || view.isClearing || (view.execMainPID == pid && !view.mainExited))
+    {
       usleep(50_000)
       view = session.view()
     }
-    if number < scenario.launches.count {
-      session.writeEnvironment(
-        systemdEnvironment(session, scenario, scenario.launches[number], number: number + 1), for: number + 1)
-    }
+    if number < scenario.launches.count { nextEnvironment() }
     let shown = judged ?? view
     try? (shown.text + (judged == nil ? "" : "# after the end\n" + view.text)).write(
       toFile: directory + "/systemd.txt", atomically: true, encoding: .utf8)

@@ -59,6 +59,8 @@ final class SystemdSession {
       ExecStart=/opt/app/\(Self.targetName(target))
       EnvironmentFile=/out/systemd/launch.env
       ReadWritePaths=/out
+      # How each start's main process ended, by invocation: a restart replaces it too fast to be seen.
+      ExecStopPost=+/bin/sh -c 'echo "$${INVOCATION_ID} $${EXIT_CODE} $${EXIT_STATUS}" >> /out/systemd/exits.txt'
 
       """
     write(units + "/\(spec.unitName)", spec.unitText)
@@ -87,6 +89,32 @@ final class SystemdSession {
     write(path + ".new", text + "\n")
     rename(path + ".new", path)
     environmentFor = number
+  }
+
+  /// Makes launch `number`'s folder and its empty events file, writable by the service's user
+  /// whoever that is, unless they exist (a start may already write there); returns the folder.
+  func prepareLaunch(_ number: Int) -> String {
+    let directory = workDirectory + "/launch-\(number)"
+    guard access(directory + "/events.ndjson", F_OK) != 0 else { return directory }
+    try? FileTree.makeDirectories(directory)
+    chmod(directory, 0o755)
+    _ = FileManager.default.createFile(atPath: directory + "/events.ndjson", contents: nil)
+    chmod(directory + "/events.ndjson", 0o666)
+    return directory
+  }
+
+  /// How the main process of start `invocation` ended, as systemd told its `ExecStopPost=`
+  /// (`EXIT_CODE` exited, killed or dumped; `EXIT_STATUS` a code or a signal's name); nil: not yet.
+  func recordedEnd(of invocation: String) -> ProcessEnd? {
+    guard !invocation.isEmpty, let data = FileManager.default.contents(atPath: workDirectory + "/systemd/exits.txt")
+    else { return nil }
+    for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
+      let fields = line.split(separator: " ").map(String.init)
+      guard fields.count == 3, fields[0] == invocation else { continue }
+      if fields[1] == "exited", let code = Int32(fields[2]) { return .exited(code) }
+      if let signal = Signals.number(fields[2]) { return .signaled(signal) }
+    }
+    return nil
   }
 
   /// `systemctl <arguments>` inside.
