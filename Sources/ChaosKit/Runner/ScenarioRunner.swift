@@ -39,6 +39,9 @@ public struct ScenarioRunner: Sendable {
       try checkContainerSupport(scenario)
       try checkRuntimeSupport(scenario)
       let stateDirectory = workDirectory + "/state"
+      // A real systemd for the whole run, stopped when the run ends however it ends.
+      let systemd = try startSystemd(scenario, target: target, workDirectory: workDirectory)
+      defer { systemd?.machine.stop() }
       // The scenario's dependency listens for the whole run, on one port; closed at the end.
       let dependency = try startDependency(scenario)
       defer { dependency?.close() }
@@ -86,10 +89,14 @@ public struct ScenarioRunner: Sendable {
               break launches
             }
           }
-          let processes = runLaunch(
-            scenario, spec, number: number, iteration: iteration, target: target, workDirectory: workDirectory,
-            stateDirectory: stateDirectory, stoppedEarlier: stoppedEarlier, restart: restart, dependency: dependency,
-            judge: judge)
+          let processes =
+            systemd.map {
+              [runSystemdLaunch($0, scenario, spec, number: number, target: target, stoppedEarlier: stoppedEarlier)]
+            }
+            ?? runLaunch(
+              scenario, spec, number: number, iteration: iteration, target: target, workDirectory: workDirectory,
+              stateDirectory: stateDirectory, stoppedEarlier: stoppedEarlier, restart: restart, dependency: dependency,
+              judge: judge)
           result.processes += processes
           // Killed at the cutoff: what it showed is not what it would have done, so it is not judged.
           if options.isCut, processes.contains(where: { $0.end == .timedOut }) {

@@ -41,6 +41,8 @@ public struct Scenario: Sendable {
   package var dependency: DependencySpec? = nil
   /// `services:`: real programs run for the whole scenario (ServiceSpec.swift).
   package var services: [ServiceSpec] = []
+  /// A real systemd runs the target as a unit, each start a launch (`systemd:`); nil: none.
+  package var systemd: SystemdSpec? = nil
   /// The launches, in order.
   package var launches: [LaunchSpec]
   /// Privileges the target needs that the other keys do not show (`requires:`): a run
@@ -126,6 +128,11 @@ package struct LaunchSpec: Sendable {
   package var dependency = DependencyState.up
   /// A launch's `services: { postgres: down }`; a service not named is up.
   package var services: [String: ServiceState] = [:]
+  /// Under `systemd:`, how this start begins (`start:`); nil: `systemctl` for the first
+  /// launch, `automatic` (systemd's `Restart=`) after it.
+  package var systemdStart: SystemdStart? = nil
+  /// Under `systemd:`, a `systemctl` command run during this launch (`systemctl:`).
+  package var systemctl: SystemctlStep? = nil
 }
 
 /// A change the harness makes before a launch.

@@ -87,6 +87,14 @@ public struct ScenarioFailure: Sendable, Equatable, Encodable, CustomStringConve
     public static let malformedEvents = Kind("malformed_events")
     /// The process could not be started.
     public static let notStarted = Kind("not_started")
+    /// `systemd:` (what `systemctl show` says of the unit, under a real systemd).
+    public static let systemd = Kind("systemd")
+    /// `journal_contains:` (the unit's journal, under a real systemd).
+    public static let journalContains = Kind("journal_contains")
+    /// `journal_lacks:` (the unit's journal, under a real systemd).
+    public static let journalLacks = Kind("journal_lacks")
+    /// `started_at:` (when a start of the unit came, under a real systemd).
+    public static let startedAt = Kind("started_at")
 
     /// Every kind this version knows, in the order above.
     public static let allCases: [Kind] = [
@@ -94,7 +102,8 @@ public struct ScenarioFailure: Sendable, Equatable, Encodable, CustomStringConve
       .handlerLatency, .stateCount, .stateLaunchesInProgress, .stateAttemptedLevel, .stateLastCrashType,
       .stateLastUncountedExit, .stateMovedAside, .stateUnreadable, .restartDelay, .probesStartup, .probesLiveness,
       .probesReadiness, .stdoutContains, .stdoutLacks, .stderrContains, .stderrLacks, .stopCounted, .request,
-      .noRestart, .malformedEvents, .notStarted, .outputContains, .outputLacks, .files,
+      .noRestart, .malformedEvents, .notStarted, .outputContains, .outputLacks, .files, .systemd, .journalContains,
+      .journalLacks, .startedAt,
     ]
 
     /// The raw value.

@@ -37,8 +37,8 @@ extension ScenarioResult {
 
 extension ScenarioRunner {
   /// The first privilege the scenario needs that this run lacks, as a skip: its `requires:`,
-  /// `user:` (another user's credentials), `runtime:` (root) and `container: true`
-  /// (CAP_SYS_ADMIN, where the namespaces cannot be made).
+  /// `user:` (another user's credentials), `runtime:` and `systemd:` (root) and
+  /// `container: true` (CAP_SYS_ADMIN, where the namespaces cannot be made).
   func checkPrivileges(_ scenario: Scenario) throws(ScenarioSkip) {
     let who = Privileges.runner
     for requirement in scenario.requires where !Privileges.has(requirement.privilege) {
@@ -62,6 +62,12 @@ extension ScenarioRunner {
           reason: "runtime: \(runtime.rawValue) (line \(settings.line)) makes namespaces, cgroups and a bind mount; "
             + "this run is \(who)\(needed == "root" ? "" : " without CAP_SYS_ADMIN"). " + Self.privilegedHint)
       }
+    }
+    if scenario.systemd != nil, !Privileges.has("root") {
+      throw ScenarioSkip(
+        privilege: "root",
+        reason: "systemd: boots a throwaway systemd with systemd-nspawn, which takes root; this run is \(who). "
+          + Self.privilegedHint)
     }
     let container = scenario.container || scenario.launches.contains { $0.container == true }
     if container, !Privileges.has("CAP_SYS_ADMIN"), let problem = ProcessLauncher.containerProblem {

@@ -62,6 +62,8 @@ package final class ChildRegistry: Sendable {
     }
     // Killing `runc run` leaves its container running: the runtime removes those.
     ContainerRegistry.shared.removeAll()
+    // Killing nspawn's group leaves its container's PID 1 running: each machine is killed itself.
+    SystemdMachines.shared.killAll()
     return groups.count
   }
 }
