@@ -90,7 +90,11 @@ static lcc_buffer record;
 static lcc_buffer modules;
 static pid_t main_thread_id;
 static pid_t process_id;  // cached: one system call less in the handler; refreshed after fork
-static volatile sig_atomic_t launch_finished;
+// Launches begun and not finished in this process, and whether one ever began: several
+// organizers may launch at once (an app's parallel tests). Lock-free atomics: the handler
+// reads them, and threads write them at once (ThreadSanitizer saw a plain int race).
+static _Atomic int unfinished_launches;
+static _Atomic int launch_began;
 static _Atomic int handler_owner;  // tid of the thread recording a crash, 0 when none
 static volatile sig_atomic_t first_signal;
 
@@ -286,7 +290,7 @@ static void record_crash(int signo, const siginfo_t *info, void *context, uint64
   lcc_buffer_string(out, ",\"thread_name\":");
   lcc_buffer_json_string(out, thread_name);
   lcc_buffer_string(out, thread_id == main_thread_id ? ",\"main_thread\":true" : ",\"main_thread\":false");
-  lcc_buffer_string(out, launch_finished ? ",\"after_launch\":true" : ",\"after_launch\":false");
+  lcc_buffer_string(out, lcc_launch_finished() ? ",\"after_launch\":true" : ",\"after_launch\":false");
   if (crash_cause[0]) {
     lcc_buffer_string(out, ",\"cause\":");
     lcc_buffer_json_string(out, crash_cause);
@@ -563,9 +567,18 @@ int lcc_refresh_modules(void) {
   return result;
 }
 
-void lcc_set_launch_finished(int finished) { launch_finished = finished ? 1 : 0; }
+void lcc_set_launch_finished(int finished) {
+  if (!finished) {
+    atomic_store(&launch_began, 1);
+    atomic_fetch_add(&unfinished_launches, 1);
+    return;
+  }
+  // One launch fewer, never below none (a finish without its begin changes nothing).
+  int count = atomic_load(&unfinished_launches);
+  while (count > 0 && !atomic_compare_exchange_weak(&unfinished_launches, &count, count - 1)) {}
+}
 
-int lcc_launch_finished(void) { return launch_finished; }
+int lcc_launch_finished(void) { return atomic_load(&launch_began) && atomic_load(&unfinished_launches) == 0; }
 
 pid_t lcc_current_thread_id(void) { return (pid_t)syscall(SYS_gettid); }
 

@@ -20,8 +20,13 @@
 #include <poll.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#ifndef SYS_close_range
+#define SYS_close_range 436  // the same number on every Linux architecture (5.9)
+#endif
 
 struct child_args {
   const char *path;
@@ -48,6 +53,36 @@ static int redirect(const char *path, int flags, int target) {
   return 0;
 }
 
+/// Closes every descriptor from 3 up, as Python's subprocess does with close_fds=True: the
+/// harness's other threads open files without O_CLOEXEC (Foundation's writes), and a child
+/// spawned meanwhile would inherit them. close_range(2) where the kernel has it (5.9); else
+/// each entry of /proc/self/fd, read with raw getdents64 (opendir allocates); else every
+/// number below the descriptor limit. Async-signal-safe: it runs between vfork and exec.
+static void close_inherited(void) {
+  if (syscall(SYS_close_range, 3U, ~0U, 0U) == 0) return;
+  int dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir >= 0) {
+    char buffer[1024];
+    long length;
+    while ((length = syscall(SYS_getdents64, dir, buffer, sizeof buffer)) > 0) {
+      for (long offset = 0; offset < length;) {
+        // struct linux_dirent64: d_ino (8), d_off (8), d_reclen (2), d_type (1), d_name.
+        unsigned short record = *(unsigned short *)(buffer + offset + 16);
+        const char *name = buffer + offset + 19;
+        int fd = 0, digits = 0;
+        for (; *name >= '0' && *name <= '9'; name++, digits++) fd = fd * 10 + (*name - '0');
+        if (digits > 0 && *name == '\0' && fd > 2 && fd != dir) close(fd);
+        offset += record;
+      }
+    }
+    close(dir);
+    if (length == 0) return;
+  }
+  struct rlimit limit;
+  int highest = getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY ? (int)limit.rlim_cur : 65536;
+  for (int fd = 3; fd < highest; fd++) close(fd);
+}
+
 /// The child's side: only system calls, then exec; never returns.
 static int run_child(struct child_args *args) {
   struct sigaction dfl = {0};
@@ -68,6 +103,7 @@ static int run_child(struct child_args *args) {
   if (redirect(args->stdout_path, O_WRONLY | O_CREAT | O_TRUNC, 1) < 0) goto failed;
   if (redirect(args->stderr_path, O_WRONLY | O_CREAT | O_TRUNC, 2) < 0) goto failed;
   if (args->cwd != NULL && chdir(args->cwd) < 0) goto failed;
+  close_inherited();
   // Another user's credentials (`user:`): raw system calls, which change only this thread's
   // (the vfork child's) credentials; glibc's setuid would signal the parent's threads. Before
   // PR_SET_PDEATHSIG, which a change of credentials clears.

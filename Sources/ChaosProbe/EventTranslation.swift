@@ -3,7 +3,7 @@ import LaunchProtection
 /// Turns LaunchProtection's observer events into protocol events.
 enum EventTranslation {
   static func emit(_ event: LaunchProtectionEvent, to log: EventLog, declaring declaration: PolicyDeclaration) {
-    switch event.kind {
+    switch event.kind.known {
     case .launch:
       guard let decision = event.decision else { return }
       var fields: [String: Any] = [
@@ -56,9 +56,10 @@ enum EventTranslation {
     case .levelsExhausted:
       guard let count = event.count, let level = event.level, let action = event.exhaustedAction else { return }
       log.emit("protect_exhausted", ["count": count, "level": level.number, "action": action.description])
-    default:
-      // A kind this version of the probe does not know yet: its name, as the protocol spells kinds.
-      log.emit(event.kind.name)
+    case .privateStateDirectory:
+      log.emit(
+        "private_state_directory",
+        ["directory": event.stateDirectory ?? "", "reason": event.stateDirectoryReason ?? ""])
     }
   }
 
@@ -67,7 +68,10 @@ enum EventTranslation {
   static func emit(_ wait: DependencyWait, to log: EventLog) {
     var fields: [String: Any] = ["dependency": wait.dependency]
     if let waited = wait.waited { fields["waited_ms"] = Int(waited.wholeMicroseconds / 1000) }
-    log.emit(wait.stage == .waiting ? "dependency_wait" : "dependency_\(wait.stage)", fields)
+    switch wait.stage.known {
+    case .waiting: log.emit("dependency_wait", fields)
+    case .answered, .failed: log.emit("dependency_\(wait.stage)", fields)
+    }
   }
 
   /// `stop_signal {owner, stops_recorded, stop_can_go_unrecorded, during_launch, advice,

@@ -12,57 +12,70 @@ public struct FailpointAction: Sendable, Hashable, CustomStringConvertible {
   public struct Code: Hashable, Sendable, CustomStringConvertible {
     /// The keyword in spec syntax (`sleep`, `oob`, `return`…).
     public let name: String
-    private init(_ name: String) { self.name = name }
+
+    /// Every code of this version, in the order the parser's error message lists them, for the
+    /// library's own `switch`es: the only initializer takes one, so a new code fails to compile
+    /// until each `switch` over ``known`` handles it, and ``all`` has it.
+    package enum Known: String, CaseIterable, Sendable {
+      case off, print, sleep, delay, hang, exit
+      case returnError = "return"
+      case segv, bus, fpe, abort, trap, fatal, unwrap, overflow
+      case outOfBounds = "oob"
+      case stackOverflow = "stackoverflow"
+      case smashedStack = "smash"
+      case kill, thread, oom
+    }
+
+    private init(_ known: Known) { self.name = known.rawValue }
+
+    /// This code as the enum the library switches over; every code is one (see ``Known``).
+    package var known: Known { Known(rawValue: name)! }
 
     /// `off`: does nothing; a chain ending in `off` disables the point.
-    public static let off = Code("off")
+    public static let off = Code(.off)
     /// `print(msg)`: writes ``FailpointAction/message`` to standard error and continues.
-    public static let print = Code("print")
+    public static let print = Code(.print)
     /// `sleep(ms)`: sleeps for ``FailpointAction/milliseconds``, then continues.
-    public static let sleep = Code("sleep")
+    public static let sleep = Code(.sleep)
     /// `delay(ms)`: spins the CPU for ``FailpointAction/milliseconds``, then continues.
-    public static let delay = Code("delay")
+    public static let delay = Code(.delay)
     /// `hang`: blocks the calling thread forever.
-    public static let hang = Code("hang")
+    public static let hang = Code(.hang)
     /// `exit(code)`: calls `exit` with ``FailpointAction/exitCode``.
-    public static let exit = Code("exit")
+    public static let exit = Code(.exit)
     /// `return(errno)`: makes an I/O failpoint fail with ``FailpointAction/errno``.
-    public static let returnError = Code("return")
+    public static let returnError = Code(.returnError)
     /// `segv`: writes through a null pointer.
-    public static let segv = Code("segv")
+    public static let segv = Code(.segv)
     /// `bus`: touches a file mapping past its end.
-    public static let bus = Code("bus")
+    public static let bus = Code(.bus)
     /// `fpe`: integer division by zero in C.
-    public static let fpe = Code("fpe")
+    public static let fpe = Code(.fpe)
     /// `abort`: calls `abort()`.
-    public static let abort = Code("abort")
+    public static let abort = Code(.abort)
     /// `trap`: executes a breakpoint instruction.
-    public static let trap = Code("trap")
+    public static let trap = Code(.trap)
     /// `fatal`: Swift `fatalError`.
-    public static let fatal = Code("fatal")
+    public static let fatal = Code(.fatal)
     /// `unwrap`: force-unwraps a nil optional.
-    public static let unwrap = Code("unwrap")
+    public static let unwrap = Code(.unwrap)
     /// `overflow`: overflows an `Int` addition.
-    public static let overflow = Code("overflow")
+    public static let overflow = Code(.overflow)
     /// `oob`: indexes an array out of range.
-    public static let outOfBounds = Code("oob")
+    public static let outOfBounds = Code(.outOfBounds)
     /// `stackoverflow`: recurses until the stack is exhausted.
-    public static let stackOverflow = Code("stackoverflow")
+    public static let stackOverflow = Code(.stackOverflow)
     /// `smash`: overwrites its own return address, then writes through a null pointer.
-    public static let smashedStack = Code("smash")
+    public static let smashedStack = Code(.smashedStack)
     /// `kill`: sends SIGKILL to its own process.
-    public static let kill = Code("kill")
+    public static let kill = Code(.kill)
     /// `thread(action)`: runs ``FailpointAction/inner`` on a fresh background thread.
-    public static let thread = Code("thread")
+    public static let thread = Code(.thread)
     /// `oom(MiB)`: allocates and touches memory until the OOM killer ends the process.
-    public static let oom = Code("oom")
+    public static let oom = Code(.oom)
 
     /// Every code, in the order the parser's error message lists their keywords.
-    public static let all: [Code] = [
-      .off, .print, .sleep, .delay, .hang, .exit, .returnError, .segv, .bus, .fpe, .abort,
-      .trap, .fatal, .unwrap, .overflow, .outOfBounds, .stackOverflow, .smashedStack, .kill,
-      .thread, .oom,
-    ]
+    public static let all: [Code] = Known.allCases.map(Code.init)
 
     /// The keyword.
     public var description: String { name }
@@ -156,7 +169,7 @@ public struct FailpointAction: Sendable, Hashable, CustomStringConvertible {
 
   /// The action in spec syntax, e.g. `sleep(10)` or `thread(segv)`.
   public var spec: String {
-    switch code {
+    switch code.known {
     case .print: "print(\(message ?? ""))"
     case .sleep, .delay: "\(code.name)(\(milliseconds ?? 0))"
     case .exit: "exit(\(exitCode ?? 1))"
@@ -164,7 +177,9 @@ public struct FailpointAction: Sendable, Hashable, CustomStringConvertible {
     case .oom:
       megabytes == nil || megabytes == FailpointAction.defaultOOMMegabytes ? "oom" : "oom(\(megabytes ?? 0))"
     case .thread: "thread(\(inner?.spec ?? "off"))"
-    default: code.name
+    case .off, .hang, .segv, .bus, .fpe, .abort, .trap, .fatal, .unwrap, .overflow, .outOfBounds, .stackOverflow,
+      .smashedStack, .kill:
+      code.name
     }
   }
 
@@ -176,10 +191,12 @@ public struct FailpointAction: Sendable, Hashable, CustomStringConvertible {
 
   /// Whether the action ends the process (directly or on its thread).
   public var isFatal: Bool {
-    switch code {
+    switch code.known {
     case .off, .print, .sleep, .delay, .returnError: false
     case .thread: inner?.isFatal ?? false
-    default: true
+    case .hang, .exit, .segv, .bus, .fpe, .abort, .trap, .fatal, .unwrap, .overflow, .outOfBounds, .stackOverflow,
+      .smashedStack, .kill, .oom:
+      true
     }
   }
 }

@@ -22,7 +22,7 @@ public enum FaultOperands {
 /// Executes actions. Faults never return.
 enum FaultInjection {
   static func perform(_ action: FailpointAction, name: String) {
-    switch action.code {
+    switch action.code.known {
     case .print:
       let line = "failpoint \(name): \(action.message ?? "")\n"
       _ = line.withCString { write(2, $0, strlen($0)) }
@@ -46,7 +46,7 @@ enum FaultInjection {
     case .smashedStack: cf_fault_smashed_stack()
     case .kill: _ = kill(getpid(), SIGKILL)
     case .oom: failpointOutOfMemory(megabytes: action.megabytes ?? FailpointAction.defaultOOMMegabytes)
-    default: return  // off, return (the registry's result) and thread (run by the registry)
+    case .off, .returnError, .thread: return  // return is the registry's result; thread, the registry runs it
     }
   }
 

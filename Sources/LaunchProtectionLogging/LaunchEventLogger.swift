@@ -14,10 +14,11 @@ import Logging
 /// deadline are `.error`; entering protect mode, a crash record, a dependency that did not
 /// answer and, at a start after an outage, the outage history (`organizer.log(to:)`: `5 starts
 /// in a row ended waiting for postgres since …`) are `.warning`; a stop request, a held
-/// action and a dependency that answered only after ``slowDependencyWait`` are `.notice`; the
-/// beginning of a wait is `.debug`; everything else is `.info`. So a healthy start logs nothing
-/// at `.notice`, even when it waits for a database. A report on SIGTERM's owner and a wait:
-/// the `level(of:)` overloads.
+/// action, the state kept in a private subdirectory of a shared directory (once per process)
+/// and a dependency that answered only after ``slowDependencyWait`` are `.notice`; the beginning
+/// of a wait is `.debug`; everything else is `.info`. So a healthy start logs nothing at
+/// `.notice`, even when it waits for a database. A report on SIGTERM's owner and a wait: the
+/// `level(of:)` overloads.
 public struct LaunchEventLogger: Sendable {
   /// The logger events go to.
   public var logger: Logger
@@ -36,14 +37,14 @@ public struct LaunchEventLogger: Sendable {
 
   /// The level `event` is logged at.
   public static func level(of event: LaunchProtectionEvent) -> Logger.Level {
-    switch event.kind {
+    switch event.kind.known {
     case .stateProblem, .levelsExhausted, .launchDeadlineExceeded: .error
     case .protectEnter, .exceptionRecorded: .warning
     case .launch:
       (event.decision?.count ?? 0) > 0 || !(event.decision?.problems.isEmpty ?? true) ? .notice : .info
-    case .stopRequested, .uncountedExit: .notice
+    case .stopRequested, .uncountedExit, .privateStateDirectory: .notice
     case .lifeAction: event.lifeActionOutcome == .ran || event.lifeActionOutcome == .performed ? .info : .notice
-    default: .info
+    case .protectFinish, .relaunch, .launchingFinished: .info
     }
   }
 
@@ -67,7 +68,7 @@ public struct LaunchEventLogger: Sendable {
   /// The metadata logged with `event`.
   public static func metadata(of event: LaunchProtectionEvent) -> Logger.Metadata {
     var metadata: Logger.Metadata = ["launch.event": "\(name(of: event))"]
-    switch event.kind {
+    switch event.kind.known {
     case .launch:
       guard let decision = event.decision else { break }
       metadata["launch.count"] = "\(decision.count)"
@@ -102,6 +103,8 @@ public struct LaunchEventLogger: Sendable {
       if let outcome = event.lifeActionOutcome { metadata["launch.outcome"] = "\(outcome.rawValue)" }
     case .stateProblem:
       if let problem = event.stateProblem { metadata["launch.problem"] = "\(problem.kind)" }
+    case .privateStateDirectory:
+      if let directory = event.stateDirectory { metadata["launch.state_directory"] = "\(directory)" }
     case .exceptionRecorded:
       guard let cause = event.cause else { break }
       metadata["launch.cause"] = "\(cause.type)"
@@ -116,8 +119,8 @@ public struct LaunchEventLogger: Sendable {
       if let count = event.count { metadata["launch.count"] = "\(count)" }
       if let level = event.level { add(level, to: &metadata) }
       if let action = event.exhaustedAction { metadata["launch.exhausted_action"] = "\(action)" }
-    default:
-      break
+    case .relaunch, .launchingFinished, .stopRequested:
+      break  // the event's name says it all
     }
     return metadata
   }

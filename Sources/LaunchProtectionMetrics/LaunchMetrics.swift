@@ -1,13 +1,12 @@
 import LaunchProtection
 import Metrics
-import Synchronization
 
 /// Records launch protection through swift-metrics, named by Prometheus conventions:
 ///
 /// | metric | type | labels | what |
 /// | --- | --- | --- | --- |
 /// | `launch_protection_launches_total` | counter | `outcome` | launches started (`normal`, `protect`, `degraded`), relaunched after a repair (`relaunched`), finished (`finished`) |
-/// | `launch_protection_counted_crashes_total` | counter | `cause` | unfinished launches counted at this launch, by the previous crash's cause (`SIGSEGV`, `launch-hang`; `unknown` without a crash report: SIGKILL, OOM kill, `exit(n)`) |
+/// | `launch_protection_counted_crashes_total` | counter | `cause` | launch crashes in a row before this start (``LaunchDecision/count``), by the last one's cause (`SIGSEGV`, `launch-hang`; `unknown` without a crash report: SIGKILL, OOM kill, `exit(n)`); stops and outages are never counted |
 /// | `launch_protection_protect_entries_total` | counter | `level` | protect mode entered, by level number |
 /// | `launch_protection_levels_exhausted_total` | counter | | every level attempted and the launch died again |
 /// | `launch_protection_consecutive_crashes` | gauge | | the count this launch saw (``LaunchStatus/count``) |
@@ -15,13 +14,18 @@ import Synchronization
 /// | `launch_protection_protect_level` | gauge | | the level this launch attempted, 0 for none |
 /// | `launch_protection_launch_duration_seconds` | timer | | from the start of the launch to `launchingFinished()` |
 /// | `launch_protection_waiting_for_dependency` | gauge | `dependency` | 1 while the launch waits for it (or its wait failed), 0 once it answered |
-/// | `launch_protection_dependency_outages_total` | counter | `dependency` | unfinished launches found at this launch that ended waiting for it (not counted as crashes) |
-/// | `launch_protection_dependency_outage_starts` | gauge | `dependency` | starts in a row that ended waiting for it, as this start found them (``LaunchStatus/dependencyOutage``); 0 once a launch finished |
-/// | `launch_protection_dependency_outage_last_seconds` | gauge | `dependency` | when the last of those starts ended, in seconds since 1970; 0 once a launch finished |
-/// | `launch_protection_dependency_outage_since_seconds` | gauge | `dependency` | when the first of those starts ended (``DependencyOutage/since``); 0 once a launch finished |
+/// | `launch_protection_dependency_outages_total` | counter | `dependency` | starts in a row before this one that ended waiting for it (``DependencyOutage/launchesInARow``; not counted as crashes) |
+/// | `launch_protection_dependency_outage_starts` | gauge | `dependency` | the same starts in a row, as this start found them (``LaunchStatus/dependencyOutage``) |
+/// | `launch_protection_dependency_outage_last_seconds` | gauge | `dependency` | when the last of those starts ended, in seconds since 1970 |
+/// | `launch_protection_dependency_outage_since_seconds` | gauge | `dependency` | when the first of those starts ended (``DependencyOutage/since``) |
+/// | `launch_protection_launch_start_seconds` | gauge | | when this process's launch started, in seconds since 1970 (0 before): alert rules use it as the age of what the other series say |
 ///
-/// Each process records its own launch, so per process the counters are 0 or 1 (they start
-/// again with every restart): sum them over instances, and read a crash loop from the gauges.
+/// Each process exports what happened before its start, for its whole lifetime: the first
+/// process that serves after a crash loop, a repair or an outage shows the crashes, the level,
+/// the exhausted levels and the outage history at its first scrape, and keeps them (nothing
+/// resets when its launch finishes). The counters start again with every process: read them
+/// per instance (`max`), not with `increase()`, which misses a series' first value.
+/// `Monitoring/launch-protection.rules.yml` holds alert rules on these series.
 ///
 /// ```swift
 /// MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
@@ -58,6 +62,8 @@ public final class LaunchMetrics: Sendable {
     public static let dependencyOutageSince = "launch_protection_dependency_outage_since_seconds"
     /// Counter, label `kind` (`StateProblem.Code`'s name: `untrusted`, `corrupt`…).
     public static let stateProblems = "launch_protection_state_problems_total"
+    /// Gauge: when this process's launch started, in seconds since 1970.
+    public static let launchStart = "launch_protection_launch_start_seconds"
   }
 
   private let factory: any MetricsFactory
@@ -66,8 +72,7 @@ public final class LaunchMetrics: Sendable {
   private let modes: [(mode: String, gauge: Gauge)]
   private let protectLevel: Gauge
   private let launchDuration: Metrics.Timer
-  /// The dependency whose outage history the gauges show, to set them to 0 once a launch finished.
-  private let outageShown = Mutex<String?>(nil)
+  private let launchStart: Gauge
 
   /// Makes the metrics that exist from the start (the gauges, the exhausted-levels counter and
   /// the duration) in `factory`; the labelled counters appear with their first value.
@@ -80,29 +85,29 @@ public final class LaunchMetrics: Sendable {
     }
     protectLevel = Gauge(label: Name.protectLevel, factory: factory)
     launchDuration = Metrics.Timer(label: Name.launchDuration, factory: factory)
+    launchStart = Gauge(label: Name.launchStart, factory: factory)
   }
 
   /// Records one event; `status` is the organizer's status after it (the gauges' values).
   public func record(_ event: LaunchProtectionEvent, status: LaunchStatus) {
-    switch event.kind {
+    switch event.kind.known {
     case .launch:
       guard let decision = event.decision else { break }
       increment(Name.launches, ("outcome", Self.outcome(of: decision)))
-      if !decision.countedCrashes.isEmpty {
+      if let started = status.startedAt { launchStart.record(started.timeIntervalSince1970) }
+      // The whole run of crashes before this start, not only the one it found: the processes
+      // that crashed never served a scrape, so this one tells of them.
+      if decision.count > 0 {
         let cause = decision.previousCrash.flatMap { $0.afterLaunch ? nil : $0.type } ?? "unknown"
-        increment(Name.countedCrashes, ("cause", cause), by: decision.countedCrashes.count)
+        increment(Name.countedCrashes, ("cause", cause), by: decision.count)
       }
-      for outage in decision.dependencyOutages {
-        increment(Name.dependencyOutages, ("dependency", outage.waitingFor ?? "unknown"))
-      }
-      if decision.followsDependencyOutage, let outage = status.dependencyOutage { recordOutageHistory(outage) }
+      recordOutages(decision, history: status.dependencyOutage)
     case .protectEnter:
       increment(Name.protectEntries, ("level", "\(event.level?.number ?? 0)"))
     case .relaunch:
       increment(Name.launches, ("outcome", "relaunched"))
     case .launchingFinished:
       increment(Name.launches, ("outcome", "finished"))
-      endOutageHistory()
       if let time = status.launchTime {
         launchDuration.recordNanoseconds(
           time.components.seconds * 1_000_000_000 + time.components.attoseconds / 1_000_000_000)
@@ -112,8 +117,9 @@ public final class LaunchMetrics: Sendable {
     case .stateProblem:
       // An untrusted state directory leaves every launch unprotected: alert on this counter.
       increment(Name.stateProblems, ("kind", event.stateProblem?.kind ?? "unknown"))
-    default:
-      break
+    case .protectFinish, .lifeAction, .exceptionRecorded, .uncountedExit, .launchDeadlineExceeded, .stopRequested,
+      .privateStateDirectory:
+      break  // no metric of their own; the gauges below follow the status
     }
     update(status)
   }
@@ -131,20 +137,21 @@ public final class LaunchMetrics: Sendable {
     for (mode, gauge) in modes { gauge.record(mode == status.modeName ? 1 : 0) }
   }
 
-  /// The outage history gauges for `outage`: the starts in a row and when the last ended.
-  private func recordOutageHistory(_ outage: DependencyOutage) {
-    outageShown.withLock { $0 = outage.dependency }
-    outageGauges(outage.dependency).starts.record(outage.launchesInARow)
-    outageGauges(outage.dependency).last.record(outage.decisionDate.timeIntervalSince1970)
-    outageGauges(outage.dependency).since.record(outage.since.timeIntervalSince1970)
-  }
-
-  /// A launch finished: the outage is over, its gauges go to 0.
-  private func endOutageHistory() {
-    guard let dependency = outageShown.withLock({ $0.take() }) else { return }
-    outageGauges(dependency).starts.record(0)
-    outageGauges(dependency).last.record(0)
-    outageGauges(dependency).since.record(0)
+  /// The starts before this one that ended waiting for a dependency: the whole run of them
+  /// (the history's `launchesInARow`, 3 after 3 outage starts), and the history's gauges, kept
+  /// for the process's lifetime. A launch found ending waiting for another dependency than
+  /// the history's counts once.
+  private func recordOutages(_ decision: LaunchDecision, history: DependencyOutage?) {
+    guard decision.followsDependencyOutage else { return }
+    for outage in decision.dependencyOutages where outage.waitingFor != history?.dependency {
+      increment(Name.dependencyOutages, ("dependency", outage.waitingFor ?? "unknown"))
+    }
+    guard let history else { return }
+    increment(Name.dependencyOutages, ("dependency", history.dependency), by: history.launchesInARow)
+    let gauges = outageGauges(history.dependency)
+    gauges.starts.record(history.launchesInARow)
+    gauges.last.record(history.decisionDate.timeIntervalSince1970)
+    gauges.since.record(history.since.timeIntervalSince1970)
   }
 
   private func outageGauges(_ dependency: String) -> (starts: Gauge, last: Gauge, since: Gauge) {

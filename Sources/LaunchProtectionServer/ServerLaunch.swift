@@ -143,6 +143,10 @@ public final class ServerLaunch: Service, CustomStringConvertible {
   /// `organizer.status`.
   public var status: LaunchStatus { organizer.status }
 
+  /// The directory the state files are kept in (`organizer.stateDirectoryInUse`): in a
+  /// directory other users can write, its private subdirectory. Known once the launch began.
+  public var stateDirectoryInUse: String { organizer.stateDirectoryInUse }
+
   /// Begins the launch: counts it and, in protect mode, awaits `repair`; then returns, and the
   /// code after the `await` is the launch (the relaunch after a repair). Call it once, before
   /// the server starts or in Hummingbird's `beforeServerStarts`. A second call throws

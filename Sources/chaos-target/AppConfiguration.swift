@@ -50,7 +50,8 @@ import LaunchProtection
 ///   "sigterm_ignored": false, "earlier_organizer_unfinished": false, "earlier_organizer_finished_first": false,
 ///   "stale_errno": false, "earlier_organizer_shares_state": false,
 ///   "launch_twice": false, "file_size_limit": 6000,
-///   "state_directory_read_only": false, "zombie_earlier_launch": false, "launch_log": false }
+///   "state_directory_read_only": false, "zombie_earlier_launch": false, "launch_log": false,
+///   "event_log": false }
 /// ```
 struct AppConfiguration: Decodable {
   struct Level: Decodable {
@@ -227,6 +228,9 @@ struct AppConfiguration: Decodable {
   var reportReadiness: Bool?
   /// Log stop-signal reports and the outage history on standard error (`LaunchLog`).
   var launchLog: Bool?
+  /// Log every event of the organizer on standard error, one line each (`LaunchLog.events`):
+  /// under systemd those are the service's launch lines in its journal.
+  var eventLog: Bool?
   /// Block SIGTERM and read it through a signalfd made before the launch (see `SignalfdOwner`).
   var sigtermSignalfd: Bool?
   /// Ignore SIGTERM (`SIG_IGN`) before the launch, as a process started under `nohup`-like
@@ -342,6 +346,7 @@ struct AppConfiguration: Decodable {
     case zombieEarlierLaunch = "zombie_earlier_launch"
     case stateSubdirectory = "state_subdirectory"
     case launchLog = "launch_log"
+    case eventLog = "event_log"
   }
 
   /// `exhausted` as a policy action; nil when absent or not understood.

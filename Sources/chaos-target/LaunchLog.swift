@@ -24,6 +24,14 @@ enum LaunchLog {
     }
   }
 
+  /// Logs every event of `organizer` from now on (`event_log`), in the same form.
+  static func events(_ organizer: LaunchOrganizer) {
+    organizer.observe { observation in
+      guard let event = observation.event else { return }
+      line("info", "\(event)")
+    }
+  }
+
   private static func line(_ level: String, _ message: String) {
     writeStandardError("\(level) LaunchProtection: \(message)\n")
   }

@@ -117,6 +117,7 @@ final class ReferenceApp: Sendable {
     if configuration.reportWriteFailures == true { WriteFailureReport.install(organizer) }
     if configuration.reportReadiness == true { observeHang() }
     if configuration.launchLog == true { LaunchLog.install(organizer) }
+    if configuration.eventLog == true { LaunchLog.events(organizer) }
     if configuration.stateFileReadOnly == true, !ReadOnlyStateFile.apply(stateDirectory: stateDirectory) { exit(7) }
     let sigtermBefore = SigtermAction.current()
     // Its launch closure returns without `launchingFinished()`: the launch stays open (and

@@ -32,8 +32,11 @@ for repair in configuration.repairs ?? [] {
   if let problem = Repairs.problem(with: repair) { fail("invalid CHAOS_APP: \(problem)") }
 }
 
+// Under systemd, `StateDirectory=` gives the service its directory in STATE_DIRECTORY (the
+// first of a colon-separated list): the reference app takes it, as systemd intends.
+let systemdStateDirectory = ProcessInfo.processInfo.environment["STATE_DIRECTORY"]?.split(separator: ":").first
 var stateDirectory = ChaosProbe.stateDirectory(
-  default: FileManager.default.currentDirectoryPath + "/.chaos-target-state")
+  default: systemdStateDirectory.map(String.init) ?? FileManager.default.currentDirectoryPath + "/.chaos-target-state")
 if let relative = configuration.relativeStateDirectory {
   // The scenario's state directory becomes the working directory the relative path starts from.
   _ = mkdir(stateDirectory, 0o755)

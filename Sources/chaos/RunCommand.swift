@@ -10,7 +10,9 @@ struct RunCommand: ParsableCommand {
     discussion: """
       Each scenario gets a fresh state directory; its launches run in order, each in its own \
       process group under a watchdog. Exit status: 0 all passed, 1 some failed, 2 usage or \
-      scenario errors. Core dumps are disabled for targets (RLIMIT_CORE=0).
+      scenario errors. A scenario that needs a privilege this run lacks (root, CAP_SYS_ADMIN) is \
+      skipped, naming it, and does not change the status unless --require-all is given (then it \
+      exits 2). Core dumps are disabled for targets (RLIMIT_CORE=0).
 
       Examples:
         chaos run                                  # ./Scenarios
@@ -21,6 +23,7 @@ struct RunCommand: ParsableCommand {
         chaos run Scenarios/ --repeat 5 --seed 42
         chaos run Scenarios/ --html report.html    # a timeline per scenario
         chaos run Scenarios/ --trace traces        # task traces for Perfetto
+        chaos run Scenarios/ --require-all         # CI: a skipped scenario fails the run
       """)
 
   @Argument(help: "Scenario files or folders (recursive). Default: ./Scenarios")
@@ -69,6 +72,12 @@ struct RunCommand: ParsableCommand {
       "Write one Trace Event Format file per scenario into this folder (open in Perfetto or chrome://tracing): every launch's tasks as slices on their threads, dependencies as flow arrows.",
       valueName: "dir"))
   var trace: String?
+
+  @Flag(
+    help:
+      "Fail (exit 2) when a scenario is skipped for a privilege this run lacks (root, CAP_SYS_ADMIN): CI must run every scenario."
+  )
+  var requireAll = false
 
   func validate() throws {
     if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1, not \(jobs)") }
@@ -126,8 +135,14 @@ struct RunCommand: ParsableCommand {
       let written = try Reports.writeTraces(results, directory: trace)
       print("traces: \(written) files in \(trace)")
     }
-    if results.contains(where: { $0.status == .error }) { throw ExitCode(2) }
-    if !results.allSatisfy(\.passed) { throw ExitCode(1) }
+    let skipped = results.filter(\.isSkipped)
+    if requireAll, !skipped.isEmpty {
+      FileHandle.standardError.write(
+        Data("error: --require-all: \(skipped.count) scenarios skipped for a privilege this run lacks\n".utf8))
+      throw ExitCode(2)
+    }
+    if results.contains(where: { $0.status == .error && !$0.isSkipped }) { throw ExitCode(2) }
+    if !results.allSatisfy({ $0.passed || $0.isSkipped }) { throw ExitCode(1) }
   }
 }
 

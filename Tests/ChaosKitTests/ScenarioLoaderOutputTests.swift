@@ -20,7 +20,11 @@ final class ScenarioLoaderOutputTests: XCTestCase {
     XCTAssertEqual(output.texts[.init(stream: .stderr, rule: .lacks)], ["took SIGTERM"])
     XCTAssertTrue(try expectation("outcome: finished").isEmpty)
     XCTAssertEqual(
-      OutputExpectation.keys, ["stdout_contains", "stdout_lacks", "stderr_contains", "stderr_lacks"])
+      OutputExpectation.keys,
+      ["stdout_contains", "stdout_lacks", "stderr_contains", "stderr_lacks", "output_contains", "output_lacks"])
+    let both = try expectation("output_contains: [ready], output_lacks: [stop_signal]")
+    XCTAssertEqual(both.texts[.init(stream: .output, rule: .contains)], ["ready"])
+    XCTAssertEqual(both.texts[.init(stream: .output, rule: .lacks)], ["stop_signal"])
   }
 
   func testBadEntriesAreLocated() {
@@ -69,6 +73,33 @@ final class ScenarioLoaderOutputTests: XCTestCase {
         "expected stdout_contains 'hello', saw an empty stdout (\(directory)/stdout.txt)",
         "expected stderr_contains '5 starts in a row', saw no line holding it among 2 lines of stderr (\(directory)/stderr.txt)",
         "expected stderr_lacks 'took SIGTERM', saw it on stderr line 2: notice LaunchProtection: a signal handler took SIGTERM",
+      ])
+  }
+
+  /// Under Vapor's logging the library's lines go to stdout: `stderr_lacks` would pass without
+  /// looking at them, `output_lacks` reads both streams and names where it found the line.
+  func testOutputKeysReadBothStreams() throws {
+    let directory = NSTemporaryDirectory() + "output-both-\(getpid())-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    try "[ NOTICE ] launch.event=stop_signal took SIGTERM\n".write(
+      toFile: directory + "/stdout.txt", atomically: true, encoding: .utf8)
+    try "listening\n".write(toFile: directory + "/stderr.txt", atomically: true, encoding: .utf8)
+    var stderrOnly = OutputExpectation()
+    stderrOnly.texts[.init(stream: .stderr, rule: .lacks)] = ["stop_signal"]
+    XCTAssertEqual(OutputChecks.check(stderrOnly, directory: directory), [], "the gap: stderr alone misses it")
+
+    var output = OutputExpectation()
+    output.texts[.init(stream: .output, rule: .lacks)] = ["stop_signal"]
+    output.texts[.init(stream: .output, rule: .contains)] = ["listening", "took SIGTERM", "absent"]
+    let failures = OutputChecks.check(output, directory: directory)
+    XCTAssertEqual(failures.map(\.kind), [.outputContains, .outputLacks])
+    XCTAssertEqual(
+      failures.map(\.message),
+      [
+        "expected output_contains 'absent', saw no line holding it among 2 lines of stdout and stderr "
+          + "(\(directory)/stdout.txt, \(directory)/stderr.txt)",
+        "expected output_lacks 'stop_signal', saw it on stdout line 1: [ NOTICE ] launch.event=stop_signal took SIGTERM",
       ])
   }
 

@@ -37,8 +37,11 @@ final class LaunchMetricsTests: XCTestCase {
     XCTAssertEqual(metrics.counterTotal(label: Name.launches, dimensions: [("outcome", "finished")]), 1)
     XCTAssertEqual(metrics.counterTotal(label: Name.launches, dimensions: [("outcome", "normal")]), 0)
     XCTAssertEqual(metrics.counterTotal(label: Name.protectEntries, dimensions: [("level", "1")]), 1)
-    // The simulated launches left no crash report: their cause is unknown.
-    XCTAssertEqual(metrics.counterTotal(label: Name.countedCrashes, dimensions: [("cause", "unknown")]), 1)
+    // Both crashes before this start, not only the one it found (the crashed processes never
+    // served a scrape). The simulated launches left no crash report: their cause is unknown.
+    XCTAssertEqual(metrics.counterTotal(label: Name.countedCrashes, dimensions: [("cause", "unknown")]), 2)
+    let start = try metrics.expectGauge(Name.launchStart).lastValue
+    XCTAssertEqual(start, try XCTUnwrap(organizer.status.startedAt).timeIntervalSince1970)
     XCTAssertEqual(try metrics.expectGauge(Name.consecutiveCrashes).lastValue, 2)
     XCTAssertEqual(try metrics.expectGauge(Name.protectLevel).lastValue, 1)
     let duration = try metrics.expectTimer(Name.launchDuration)

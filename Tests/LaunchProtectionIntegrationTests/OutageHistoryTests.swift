@@ -54,11 +54,16 @@ final class OutageHistoryTests: XCTestCase {
     XCTAssertLessThan(outage.since, outage.decisionDate, "the first of the five ended before the last")
     XCTAssertGreaterThan(outage.decisionDate, Date(timeIntervalSince1970: 1_700_000_000), "seconds since 1970")
 
+    // The first process that serves after the outage is the first to be scraped: it tells of
+    // all five starts (issue 62: it said 1), and keeps saying so once its launch finished.
+    let outages = { metrics.counterTotal(label: LaunchMetrics.Name.dependencyOutages, dimensions: postgres) }
+    XCTAssertEqual(outages(), 5)
     organizer.waitForDependency("postgres") {}  // answered (the sync form, its result discarded)
     await organizer.markLaunchingFinished()
-    XCTAssertEqual(starts.lastValue, 0, "the outage is over once a launch finished")
-    XCTAssertEqual(last.lastValue, 0)
-    XCTAssertEqual(since.lastValue, 0)
+    XCTAssertEqual(starts.lastValue, 5, "kept for the process's lifetime, so the first scrape sees it")
+    XCTAssertEqual(last.lastValue, outage.decisionDate.timeIntervalSince1970)
+    XCTAssertEqual(since.lastValue, outage.since.timeIntervalSince1970)
+    XCTAssertEqual(outages(), 5)
   }
 
   func testAStartAfterNoOutageAndAfterOneSaysSo() async throws {

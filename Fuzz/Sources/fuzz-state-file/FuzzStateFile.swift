@@ -15,6 +15,12 @@ import Synchronization
 // file (the rest of the bytes) owned by uid 65534. Then nothing may be followed (the outside
 // file unchanged, the missing path still missing), nothing may block, and the launch must
 // report a problem for what it refused.
+//
+// `#plant <kind> state-directory` plants the state directory itself: a `symlink` (root's or
+// this user's, in a directory no one else can write: trusted, so followed) or a `foreign` one
+// (given to uid 65534: refused) to a directory holding the rest of the bytes as the state
+// file; a `fifo` or a `socket` (refused); a `directory` holding them (the ordinary case). A
+// trusted link must be followed and stay a link; a refused one must leave its target as it was.
 
 /// Which closures ran for one input.
 private final class Ran: Sendable {
@@ -68,7 +74,10 @@ private struct Plant {
   var name: String
   var rest: Data
 
-  static let names = ["launch-state.json", "launch-state.lock", "crash-1-1.json"]
+  static let names = ["launch-state.json", "launch-state.lock", "crash-1-1.json", stateDirectory]
+  static let stateDirectory = "state-directory"
+  /// Where a link planted as the state directory leads.
+  static let linked = scratch + "/linked"
 
   /// The plant an input asks for; nil for a plain state file.
   init?(_ bytes: [UInt8]) {
@@ -83,8 +92,12 @@ private struct Plant {
     self.rest = Data(bytes[(newline + 1)...])
   }
 
-  /// Plants it in `directory`; returns the outside path a symlink points to.
+  /// Plants it in `directory` (or as it); returns the outside path a symlink points to.
   func plant(in directory: String) -> String? {
+    if name == Self.stateDirectory {
+      plantDirectory(directory)
+      return nil
+    }
     let path = directory + "/" + name
     if name.hasPrefix("crash-") {
       precondition(FileManager.default.createFile(atPath: directory + "/pending-crash-reports", contents: nil))
@@ -98,23 +111,44 @@ private struct Plant {
       return outside
     case .fifo: precondition(mkfifo(path, 0o600) == 0, "mkfifo \(path)")
     case .directory: precondition(mkdir(path, 0o700) == 0, "mkdir \(path)")
-    case .socket:
-      let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-      var address = sockaddr_un()
-      address.sun_family = sa_family_t(AF_UNIX)
-      withUnsafeMutableBytes(of: &address.sun_path) { raw in
-        for (index, byte) in path.utf8.prefix(raw.count - 1).enumerated() { raw[index] = byte }
-      }
-      let bound = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-      }
-      close(fd)
-      precondition(bound == 0, "bind \(path)")
+    case .socket: bindSocket(path)
     case .foreign:
       precondition(FileManager.default.createFile(atPath: path, contents: rest))
       if geteuid() == 0 { precondition(chown(path, 65534, 65534) == 0) }
     }
     return nil
+  }
+
+  /// Plants the state directory itself at `path` (see the top of this file).
+  private func plantDirectory(_ path: String) {
+    let state = Data(substitutingPlaceholders(Array(rest)))
+    try? FileManager.default.removeItem(atPath: Self.linked)
+    switch kind {
+    case .symlink, .foreign:
+      precondition(mkdir(Self.linked, 0o700) == 0, "mkdir \(Self.linked)")
+      precondition(FileManager.default.createFile(atPath: Self.linked + "/launch-state.json", contents: state))
+      precondition(symlink("linked", path) == 0, "symlink \(path)")
+      if kind == .foreign, geteuid() == 0 { precondition(lchown(path, 65534, 65534) == 0) }
+    case .fifo: precondition(mkfifo(path, 0o600) == 0, "mkfifo \(path)")
+    case .socket: bindSocket(path)
+    case .directory:
+      precondition(mkdir(path, 0o700) == 0, "mkdir \(path)")
+      precondition(FileManager.default.createFile(atPath: path + "/launch-state.json", contents: state))
+    }
+  }
+
+  private func bindSocket(_ path: String) {
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+      for (index, byte) in path.utf8.prefix(raw.count - 1).enumerated() { raw[index] = byte }
+    }
+    let bound = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+    }
+    close(fd)
+    precondition(bound == 0, "bind \(path)")
   }
 }
 
@@ -122,9 +156,11 @@ private struct Plant {
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   let directory = scratch + "/state"
   try? FileManager.default.removeItem(atPath: directory)
-  try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
   let input = Array(UnsafeBufferPointer(start: data, count: size))
   let plant = Plant(input)
+  if plant?.name != Plant.stateDirectory {
+    try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+  }
   var outside: String?
   if let plant {
     outside = plant.plant(in: directory)
@@ -156,8 +192,32 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   organizer.launchingFinished()
   // What the launch left must read back (or be reported as a problem), never trap.
   _ = try? StateStore(directory: directory).read()
-  if let plant { check(plant, outside: outside, problems: organizer.status.decision?.problems ?? []) }
+  let problems = organizer.status.decision?.problems ?? []
+  if let plant, plant.name == Plant.stateDirectory {
+    checkDirectory(plant, at: directory, problems: problems)
+  } else if let plant {
+    check(plant, outside: outside, problems: problems)
+  }
   return 0
+}
+
+/// A trusted link as the state directory was followed (and is still a link); anything else
+/// planted as it was refused and left its target as it was.
+private func checkDirectory(_ plant: Plant, at directory: String, problems: [StateProblem]) {
+  let refused = problems.contains { ($0.code == .wrongFileType || $0.code == .untrusted) && $0.path == directory }
+  var info = stat()
+  switch plant.kind {
+  case .symlink:
+    precondition(!refused, "a trusted link as the state directory was refused: \(problems)")
+    precondition(lstat(directory, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK, "the link was replaced")
+  case .foreign where geteuid() == 0:
+    precondition(refused, "another user's link as the state directory was not refused: \(problems)")
+    let lock = Plant.linked + "/launch-state.lock"
+    precondition(lstat(lock, &info) != 0, "a lock was made through another user's link")
+  case .fifo, .socket:
+    precondition(refused, "\(plant.kind) as the state directory was not refused: \(problems)")
+  default: break
+  }
 }
 
 /// Nothing planted was followed, and what was refused was reported.

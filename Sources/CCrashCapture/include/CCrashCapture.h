@@ -62,7 +62,8 @@ int lcc_prepare_current_thread(void);
 /// Re-captures the module map (call after dlopen of new code).
 int lcc_refresh_modules(void);
 
-/// Marks whether the launch has finished; recorded as `after_launch` in crash records.
+/// A launch began (0) or finished (1). Several may run at once: the process's launches are
+/// finished once each that began has finished; recorded as `after_launch` in crash records.
 void lcc_set_launch_finished(int finished);
 
 /// Names the cause of the next fatal signal (e.g. "launch-hang" before the launch deadline
@@ -151,7 +152,7 @@ void lcc_dispatch_source_cancel(void *source);
 /// The watcher recorded the stop in the sentinel: a handler waiting to chain may go on.
 void lcc_stop_signal_recorded(void);
 
-/// Whether `lcc_set_launch_finished(1)` was called (async-signal-safe).
+/// Whether a launch began and every launch that began finished (async-signal-safe).
 int lcc_launch_finished(void);
 
 /// After a stop was recorded: whether the process must now end by SIGTERM itself (the

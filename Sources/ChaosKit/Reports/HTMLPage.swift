@@ -85,7 +85,7 @@ package enum HTMLPage {
     h1{font-size:22px;margin:18px 0 8px}h2{font-size:17px;margin:22px 0 8px}
     table{border-collapse:collapse;margin:6px 0}td,th{border:1px solid #d5d9e0;padding:3px 8px;text-align:left;vertical-align:top}
     th{background:#f2f4f7}pre{background:#f6f7f9;padding:8px;overflow:auto;margin:4px 0;white-space:pre-wrap}
-    .summary td:first-child{font-weight:600}span.passed,.ok-text{color:#1a7f37}span.failed,span.error,.bad{color:#cf222e}
+    .summary td:first-child{font-weight:600}span.passed,.ok-text{color:#1a7f37}span.failed,span.error,.bad{color:#cf222e}span.skipped{color:#0969da}
     .legend{display:flex;flex-wrap:wrap;gap:4px 16px;margin:8px 0}.key{display:inline-flex;gap:5px;align-items:center}
     .toolbar{margin:10px 0;display:flex;gap:10px}.toolbar button{font:inherit;padding:3px 10px}
     section.scenario{border:1px solid #d5d9e0;border-radius:6px;margin:10px 0;padding:0 10px}
@@ -106,7 +106,7 @@ package enum HTMLPage {
     .marker.request{fill:#2da44e;stroke:#116329;stroke-width:1}.marker.request.bad{fill:#cf222e;stroke:#82071e}
     .marker.stop,.marker.problem,.marker.task{fill:#1b7c83;stroke:none}.marker.problem.bad,.marker.task.bad{fill:#cf222e}
     .histogram{display:flex;gap:12px;align-items:center}.bin{fill:#4c8bf5}
-    .failure{border-left:3px solid #cf222e}.frames{font-size:12px;color:#57606a;margin:0;padding-left:16px}
+    .failure{border-left:3px solid #cf222e}.skip{border-left:3px solid #0969da}.frames{font-size:12px;color:#57606a;margin:0;padding-left:16px}
     tr.failing td{background:#fff5f5}
     """
 

@@ -31,7 +31,8 @@ package enum HTMLReport {
   package static func render(_ results: [ScenarioResult], context: Context) -> String {
     let passed = results.filter(\.passed).count
     let failed = results.filter { $0.status == .failed }.count
-    let errors = results.filter { $0.status == .error }.count
+    let skipped = results.filter(\.isSkipped).count
+    let errors = results.filter { $0.status == .error }.count - skipped
     let processes = results.reduce(0) { $0 + $1.processes.count }
     let latencies = results.flatMap(\.processes).compactMap(\.handlerLatencyMicroseconds)
     // Delivery means something only for a fault that raises at once (not a hang ended by a deadline).
@@ -41,10 +42,11 @@ package enum HTMLReport {
     }.compactMap(\.deliveryLatencyMicroseconds)
     var body = """
       <h1>chaos run: <span class="\(failed + errors == 0 ? "passed" : "failed")">\(passed) passed, \(failed) failed, \
-      \(errors) errors</span></h1>
+      \(errors) errors, \(skipped) skipped</span></h1>
       <table class="summary">
-      <tr><td>scenarios</td><td id="counts" data-passed="\(passed)" data-failed="\(failed)" data-errors="\(errors)">\
-      \(results.count) (\(passed) passed, \(failed) failed, \(errors) could not run)</td></tr>
+      <tr><td>scenarios</td><td id="counts" data-passed="\(passed)" data-failed="\(failed)" data-errors="\(errors)" \
+      data-skipped="\(skipped)">\(results.count) (\(passed) passed, \(failed) failed, \(errors) could not run, \
+      \(skipped) skipped for a privilege this run lacks)</td></tr>
       <tr><td>processes</td><td>\(processes)</td></tr>
       <tr><td>duration</td><td>\(String(format: "%.1f", context.seconds)) s</td></tr>
       <tr><td>seed</td><td>\(context.seed.map(String.init) ?? "none (probabilistic failpoints unseeded)")</td></tr>
@@ -60,9 +62,10 @@ package enum HTMLReport {
       <button data-action="expand">expand all</button><button data-action="collapse">collapse all</button></div>
 
       """
-    // Failures first: they are what a reader of a red CI job came for.
+    // Failures first: they are what a reader of a red CI job came for; then skips, then passes.
+    let rank = { (result: ScenarioResult) in result.passed ? 2 : result.isSkipped ? 1 : 0 }
     let ordered = results.enumerated().sorted { lhs, rhs in
-      (lhs.element.passed ? 1 : 0, lhs.offset) < (rhs.element.passed ? 1 : 0, rhs.offset)
+      (rank(lhs.element), lhs.offset) < (rank(rhs.element), rhs.offset)
     }
     for (number, result) in ordered {
       body += ScenarioSectionHTML.render(result, number: number + 1, reportDirectory: context.reportDirectory)

@@ -7,15 +7,17 @@ package enum JUnitReport {
   package static func render(_ results: [ScenarioResult]) -> String {
     var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
     let failures = results.filter { $0.status == .failed }.count
-    let errors = results.filter { $0.status == .error }.count
+    let skipped = results.filter(\.isSkipped).count
+    let errors = results.filter { $0.status == .error }.count - skipped
     let total = results.reduce(0) { $0 + $1.seconds }
     xml +=
-      "<testsuites name=\"chaos\" tests=\"\(results.count)\" failures=\"\(failures)\" errors=\"\(errors)\" time=\"\(seconds(total))\">\n"
+      "<testsuites name=\"chaos\" tests=\"\(results.count)\" failures=\"\(failures)\" errors=\"\(errors)\" skipped=\"\(skipped)\" time=\"\(seconds(total))\">\n"
     for (group, cases) in Dictionary(grouping: results, by: \.group).sorted(by: { $0.key < $1.key }) {
       let groupFailures = cases.filter { $0.status == .failed }.count
-      let groupErrors = cases.filter { $0.status == .error }.count
+      let groupSkipped = cases.filter(\.isSkipped).count
+      let groupErrors = cases.filter { $0.status == .error }.count - groupSkipped
       xml +=
-        "  <testsuite name=\"\(escape(group))\" tests=\"\(cases.count)\" failures=\"\(groupFailures)\" errors=\"\(groupErrors)\" skipped=\"0\" time=\"\(seconds(cases.reduce(0) { $0 + $1.seconds }))\">\n"
+        "  <testsuite name=\"\(escape(group))\" tests=\"\(cases.count)\" failures=\"\(groupFailures)\" errors=\"\(groupErrors)\" skipped=\"\(groupSkipped)\" time=\"\(seconds(cases.reduce(0) { $0 + $1.seconds }))\">\n"
       for result in cases {
         xml +=
           "    <testcase classname=\"\(escape(group))\" name=\"\(escape(result.name))\" file=\"\(escape(result.path))\" time=\"\(seconds(result.seconds))\""
@@ -24,6 +26,10 @@ package enum JUnitReport {
           continue
         }
         xml += ">\n"
+        if let skip = result.skipped {
+          xml += "      <skipped message=\"\(escape(skip.description))\"/>\n    </testcase>\n"
+          continue
+        }
         let element = result.status == .error ? "error" : "failure"
         let message = result.messages.first.map { String($0.prefix(500)) } ?? result.status.rawValue
         xml +=

@@ -11,12 +11,13 @@ package enum ScenarioSectionHTML {
     let anchor = { (process: ProcessResult) in
       "s\(number)-l\(process.launch)-r\(process.iteration)-p\(process.process)"
     }
-    let mark = result.passed ? "✓" : result.status == .failed ? "✗" : "!"
+    let mark = result.passed ? "✓" : result.status == .failed ? "✗" : result.isSkipped ? "-" : "!"
     let launches = Set(result.processes.map(\.launch)).count
+    let status = result.statusText
     var html = """
-      <section class="scenario \(result.status)" id="s\(number)" data-status="\(result.status)" \
-      data-path="\(Markup.escape(result.path))"><details\(result.passed ? "" : " open")><summary>\
-      <span class="\(result.status)">\(mark) \(result.status)</span> \(Markup.escape(result.group))/\
+      <section class="scenario \(status)" id="s\(number)" data-status="\(status)" \
+      data-path="\(Markup.escape(result.path))"><details\(result.passed || result.isSkipped ? "" : " open")><summary>\
+      <span class="\(status)">\(mark) \(status)</span> \(Markup.escape(result.group))/\
       \(Markup.escape(result.name)) <small>(\(launches) launches, \(result.processes.count) processes, \
       \(String(format: "%.2f", result.seconds)) s)</small></summary>
       <p><code>\(Markup.escape(result.path))</code></p>
@@ -25,7 +26,9 @@ package enum ScenarioSectionHTML {
       html += "<p class=\"note\">A scenario stops at its first failing launch: the launches after it did not run.</p>"
     }
     if result.status == .error {
-      html += result.messages.map { "<pre class=\"failure\">\(Markup.escape($0))</pre>" }.joined()
+      // A skip is not a failure: its reason is drawn apart from the red of what went wrong.
+      let style = result.isSkipped ? "skip" : "failure"
+      html += result.messages.map { "<pre class=\"\(style)\">\(Markup.escape($0))</pre>" }.joined()
     }
     if !groups.isEmpty {
       html += TimelineSVG.render(groups, anchor: anchor)

@@ -10,10 +10,11 @@ package enum SummaryReport {
       switch result.status {
       case .passed: ("✓", "32")
       case .failed: ("✗", "31")
-      case .error: ("!", "33")
+      case .error: result.isSkipped ? ("-", "36") : ("!", "33")
       }
+    let what = result.skipped.map { "skipped: needs \($0.privilege)" } ?? launchesText(result)
     let text =
-      "\(mark) \(result.group)/\(URL(fileURLWithPath: result.path).deletingPathExtension().lastPathComponent) — \(result.name) (\(launchesText(result)), \(String(format: "%.2f", result.seconds)) s) [\(done)/\(total)]"
+      "\(mark) \(result.group)/\(URL(fileURLWithPath: result.path).deletingPathExtension().lastPathComponent) — \(result.name) (\(what), \(String(format: "%.2f", result.seconds)) s) [\(done)/\(total)]"
     return color ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
   }
 
@@ -26,10 +27,12 @@ package enum SummaryReport {
   }
 
   /// Latency, every failure message, then the totals as the closing line
-  /// (`scenarios: N passed, N failed`, the form CI log readers look for).
+  /// (`scenarios: N passed, N failed`, the form CI log readers look for, then `, N skipped`
+  /// when some needed a privilege the run lacks).
   package static func table(_ results: [ScenarioResult]) -> String {
     let passed = results.filter(\.passed).count
-    let errors = results.filter { $0.status == .error }.count
+    let skipped = results.filter(\.isSkipped).count
+    let errors = results.filter { $0.status == .error }.count - skipped
     let processes = results.reduce(0) { $0 + $1.processes.count }
     var lines = [""]
     let latencies = results.flatMap(\.processes).compactMap(\.handlerLatencyMicroseconds)
@@ -44,22 +47,24 @@ package enum SummaryReport {
     }
     for result in results where !result.passed {
       lines.append("")
-      lines.append("\(result.status.rawValue.uppercased()): \(result.name)")
+      lines.append("\(result.statusText.uppercased()): \(result.name)")
       lines += result.messages.map { "  " + $0.replacingOccurrences(of: "\n", with: "\n  ") }
     }
     lines.append("")
-    lines.append("processes: \(processes)   scenario errors (could not run): \(errors)")
-    lines.append("scenarios: \(passed) passed, \(results.count - passed) failed")
+    lines.append("processes: \(processes)   scenario errors (could not run): \(errors)   skipped: \(skipped)")
+    let skippedText = skipped > 0 ? ", \(skipped) skipped (a privilege this run lacks)" : ""
+    lines.append("scenarios: \(passed) passed, \(results.count - passed - skipped) failed\(skippedText)")
     return lines.joined(separator: "\n")
   }
 
   /// GitHub-flavoured Markdown.
   package static func markdown(_ results: [ScenarioResult]) -> String {
     let passed = results.filter(\.passed).count
+    let skipped = results.filter(\.isSkipped).count
     var text =
-      "## chaos run: \(passed)/\(results.count) scenarios passed\n\n| | group | scenario | launches | seconds |\n|---|---|---|---|---|\n"
+      "## chaos run: \(passed)/\(results.count) scenarios passed\(skipped > 0 ? ", \(skipped) skipped" : "")\n\n| | group | scenario | launches | seconds |\n|---|---|---|---|---|\n"
     for result in results {
-      let mark = result.passed ? "✅" : (result.status == .failed ? "❌" : "⚠️")
+      let mark = result.passed ? "✅" : result.isSkipped ? "⏭️" : (result.status == .failed ? "❌" : "⚠️")
       text +=
         "| \(mark) | \(result.group) | \(result.name) | \(Set(result.processes.map(\.launch)).count) | \(String(format: "%.2f", result.seconds)) |\n"
     }

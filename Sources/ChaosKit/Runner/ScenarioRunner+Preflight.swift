@@ -9,8 +9,9 @@ extension ScenarioRunner {
     try checkFailpointNames(scenario, target: try resolveTarget(scenario))
   }
 
-  /// `container: true` needs PID and mount namespaces: where they cannot be made, the
-  /// scenario is an error that says why and how to enable them (never skipped, never passed).
+  /// `container: true` needs PID and mount namespaces: where they cannot be made although
+  /// the run has CAP_SYS_ADMIN (a seccomp policy; without it `checkPrivileges` skipped the
+  /// scenario), it is an error that says why and how to enable them (never passed).
   func checkContainerSupport(_ scenario: Scenario) throws(ScenarioError) {
     let line: Int
     if scenario.container {

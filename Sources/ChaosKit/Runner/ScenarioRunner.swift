@@ -29,16 +29,27 @@ public struct ScenarioRunner: Sendable {
       seconds: 0, artifacts: workDirectory)
     var profiled = RunProfile.start()
     FileTree.remove(workDirectory)
+    var services: ScenarioServices?
     do {
+      try checkPrivileges(scenario)
       if sweeper?.reuse(as: workDirectory) != true { try FileTree.makeDirectories(workDirectory) }
       var target = try resolveTarget(scenario)
+      try checkUserReach(scenario, target: target, workDirectory: workDirectory)
       try checkFailpointNames(scenario, target: target)
       try checkContainerSupport(scenario)
       try checkRuntimeSupport(scenario)
       let stateDirectory = workDirectory + "/state"
+      // A real systemd for the whole run, stopped when the run ends however it ends.
+      let systemd = try startSystemd(scenario, target: target, workDirectory: workDirectory)
+      defer { systemd?.machine.stop() }
       // The scenario's dependency listens for the whole run, on one port; closed at the end.
       let dependency = try startDependency(scenario)
       defer { dependency?.close() }
+      // `services:` run for the whole run, ready before the first launch, stopped after the
+      // last whatever ended the run (below); launches get their ports as CHAOS_SERVICE_*.
+      services = try ScenarioServices.start(scenario, workDirectory: workDirectory, stateDirectory: stateDirectory)
+      var scenario = scenario
+      scenario.environment.merge(services?.variables ?? [:]) { $1 }
       // The protocol promises an existing, empty state directory when a scenario starts.
       try FileTree.makeDirectories(stateDirectory)
       RunProfile.add("scenario start (folders, target, failpoint names)", since: profiled)
@@ -63,6 +74,7 @@ public struct ScenarioRunner: Sendable {
             message: "launch \(number), before: \(error.line == 0 ? error.path + ": " : "")\(error.message)")
         }
         RunProfile.add("before: state edits, new binary copies", since: setupStarted)
+        try services?.apply(spec.services, scenario: scenario, launch: number)
         for iteration in 1...spec.repeatCount {
           var restart: (number: Int, delay: Double, previous: ProcessResult)?
           if let kubelet = scenario.kubelet, let previous = result.processes.last {
@@ -77,10 +89,14 @@ public struct ScenarioRunner: Sendable {
               break launches
             }
           }
-          let processes = runLaunch(
-            scenario, spec, number: number, iteration: iteration, target: target, workDirectory: workDirectory,
-            stateDirectory: stateDirectory, stoppedEarlier: stoppedEarlier, restart: restart, dependency: dependency,
-            judge: judge)
+          let processes =
+            systemd.map {
+              [runSystemdLaunch($0, scenario, spec, number: number, target: target, stoppedEarlier: stoppedEarlier)]
+            }
+            ?? runLaunch(
+              scenario, spec, number: number, iteration: iteration, target: target, workDirectory: workDirectory,
+              stateDirectory: stateDirectory, stoppedEarlier: stoppedEarlier, restart: restart, dependency: dependency,
+              judge: judge)
           result.processes += processes
           // Killed at the cutoff: what it showed is not what it would have done, so it is not judged.
           if options.isCut, processes.contains(where: { $0.end == .timedOut }) {
@@ -114,8 +130,11 @@ public struct ScenarioRunner: Sendable {
         result.messages.append("\(scenario.path): interrupted")
       }
     } catch {
-      result.status = .error
-      result.messages.append("\(error)")
+      result.couldNotRun(error)
+    }
+    for problem in services?.stopAll() ?? [] {
+      if result.status == .passed { result.status = .failed }
+      result.messages.append("\(scenario.path): \(problem)")
     }
     result.seconds = Date().timeIntervalSince(started)
     profiled = RunProfile.start()

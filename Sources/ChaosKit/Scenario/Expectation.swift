@@ -81,6 +81,18 @@ package struct Expectation: Sendable {
   /// `stdout_contains:`, `stdout_lacks:`, `stderr_contains:`, `stderr_lacks:`: texts the
   /// launch's output must or must not hold (``OutputExpectation``).
   package var output = OutputExpectation()
+  /// `files:`: entries of the state directory and their mode, type and owner
+  /// (``FileExpectation``), checked once the launch's processes are gone.
+  package var files: [FileExpectation] = []
+  /// Under `systemd:`, what `systemctl show` says when the launch is judged (`systemd:`).
+  package var systemd: SystemdExpectation?
+  /// Under `systemd:`, texts the unit's journal lines of this launch must hold (`journal_contains:`).
+  package var journalContains: [String] = []
+  /// Under `systemd:`, texts none of the unit's journal lines of this launch may hold (`journal_lacks:`).
+  package var journalLacks: [String] = []
+  /// Under `systemd:`, when this start's `launch` event came, in seconds from the first
+  /// launch's (`started_at:`).
+  package var startedAt: ClosedRange<Double>?
 }
 
 /// Expectations on the persisted state after the launch.

@@ -1,7 +1,9 @@
 import Yams
 
 /// What a launch's output must or must not hold: `stdout_contains:`, `stdout_lacks:`,
-/// `stderr_contains:`, `stderr_lacks:`, each a list of texts.
+/// `stderr_contains:`, `stderr_lacks:`, and `output_contains:`, `output_lacks:` over both
+/// streams (a logger may write to either: under Vapor's the library's lines go to standard
+/// output), each a list of texts.
 ///
 /// The line-matching rule: the output is split into lines at `\n` (a last line without one
 /// counts; bytes that are not UTF-8 read as U+FFFD), and an entry matches a line that holds it
@@ -15,6 +17,11 @@ package struct OutputExpectation: Sendable, Equatable {
     case stdout
     /// Standard error (`stderr.txt`).
     case stderr
+    /// Both: standard output's lines, then standard error's.
+    case output
+
+    /// The streams whose files it reads.
+    package var files: [Stream] { self == .output ? [.stdout, .stderr] : [self] }
   }
 
   /// Whether an entry must be found or must not be.

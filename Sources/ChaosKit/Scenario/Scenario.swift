@@ -39,8 +39,15 @@ public struct Scenario: Sendable {
   package var runtime = RuntimeSettings()
   /// A real TCP listener the harness runs for the whole run (`dependency:`); nil: none.
   package var dependency: DependencySpec? = nil
+  /// `services:`: real programs run for the whole scenario (ServiceSpec.swift).
+  package var services: [ServiceSpec] = []
+  /// A real systemd runs the target as a unit, each start a launch (`systemd:`); nil: none.
+  package var systemd: SystemdSpec? = nil
   /// The launches, in order.
   package var launches: [LaunchSpec]
+  /// Privileges the target needs that the other keys do not show (`requires:`): a run
+  /// without one skips the scenario.
+  package var requires: [Requirement] = []
 
   /// The folder under `Scenarios/` (e.g. `counting`), used as the JUnit class name.
   public var group: String {
@@ -119,6 +126,13 @@ package struct LaunchSpec: Sendable {
   package var runtime = RuntimeSettings()
   /// What the scenario's dependency does from this launch's spawn on (`dependency:`, default up).
   package var dependency = DependencyState.up
+  /// A launch's `services: { postgres: down }`; a service not named is up.
+  package var services: [String: ServiceState] = [:]
+  /// Under `systemd:`, how this start begins (`start:`); nil: `systemctl` for the first
+  /// launch, `automatic` (systemd's `Restart=`) after it.
+  package var systemdStart: SystemdStart? = nil
+  /// Under `systemd:`, a `systemctl` command run during this launch (`systemctl:`).
+  package var systemctl: SystemctlStep? = nil
 }
 
 /// A change the harness makes before a launch.

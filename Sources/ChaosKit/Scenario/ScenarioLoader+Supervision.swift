@@ -50,4 +50,44 @@ extension ScenarioLoader {
     }
     return spec
   }
+
+  /// `systemd:`, checked against the rest of the scenario (nil: absent).
+  static func systemd(_ top: [String: Node], launchNodes: [Node], launches: [LaunchSpec], reader: NodeReader)
+    throws(ScenarioError)
+    -> SystemdSpec?
+  {
+    guard let node = top["systemd"] else {
+      try SystemdLoader.checkNeedsSystemd(launchNodes, reader: reader)
+      return nil
+    }
+    try SystemdLoader.check(top, launches: launchNodes, reader: reader)
+    try SystemdLoader.checkPowerCuts(launches, reader: reader)
+    return try SystemdLoader.spec(node, scenarioPath: reader.path, reader: reader)
+  }
+
+  /// A launch's `start:` and `systemctl:` (they need `systemd:`, checked when it is read).
+  static func systemdLaunch(_ map: [String: Node], into launch: inout LaunchSpec, reader: NodeReader)
+    throws(ScenarioError)
+  {
+    if let node = map["start"] { launch.systemdStart = try SystemdLoader.start(node, reader: reader) }
+    if let node = map["systemctl"] { launch.systemctl = try SystemdLoader.step(node, reader: reader) }
+  }
+
+  /// `expect`'s `systemd:`, `journal_contains:` and `started_at:`.
+  static func systemdExpectation(_ map: [String: Node], into expect: inout Expectation, reader: NodeReader)
+    throws(ScenarioError)
+  {
+    if let node = map["systemd"] { expect.systemd = try SystemdLoader.expectation(node, reader: reader) }
+    if let node = map["journal_contains"] {
+      expect.journalContains = try reader.sequence(node, what: "journal_contains").map { node throws(ScenarioError) in
+        try reader.string(node, what: "journal_contains entry")
+      }
+    }
+    if let node = map["journal_lacks"] {
+      expect.journalLacks = try reader.sequence(node, what: "journal_lacks").map { node throws(ScenarioError) in
+        try reader.string(node, what: "journal_lacks entry")
+      }
+    }
+    if let node = map["started_at"] { expect.startedAt = try SystemdLoader.startedAt(node, reader: reader) }
+  }
 }

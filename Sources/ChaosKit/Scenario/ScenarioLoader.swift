@@ -8,7 +8,8 @@ public enum ScenarioLoader {
   /// Keys allowed at the top of a scenario (kept in step with `Scenarios/scenario.schema.json` by a test).
   public static let scenarioKeys = [
     "name", "description", "timeout", "target", "app", "env", "swift_backtrace", "supervisor", "daemon",
-    "container", "kubernetes", "launches", "runtime", "memory", "pids", "init", "dependency",
+    "container", "kubernetes", "launches", "runtime", "memory", "pids", "init", "dependency", "requires",
+    "services", "systemd",
   ]
   /// Keys allowed in `supervisor`.
   public static let supervisorKeys = ["notify", "start_timeout", "stop_timeout", "watchdog"]
@@ -17,13 +18,14 @@ public enum ScenarioLoader {
   /// Keys allowed in a launch.
   public static let launchKeys = [
     "failpoints", "app", "env", "repeat", "parallel", "timeout", "before", "send_signal", "expect", "requests",
-    "container", "runtime", "memory", "pids", "init", "dependency", "user",
+    "container", "runtime", "memory", "pids", "init", "dependency", "user", "services", "start", "systemctl",
   ]
   /// Keys allowed in `expect`.
   public static let expectKeys =
     [
       "outcome", "signal", "exit_code", "count", "mode", "level", "relaunched", "events", "no_events",
-      "backtrace_contains", "handler_latency_us", "notify", "state", "probes", "restart_delay",
+      "backtrace_contains", "handler_latency_us", "notify", "state", "probes", "restart_delay", "files",
+      "systemd", "journal_contains", "journal_lacks", "started_at",
     ] + OutputExpectation.keys
   /// Keys allowed in `expect.state`.
   public static let stateKeys = [
@@ -126,7 +128,17 @@ public enum ScenarioLoader {
     scenario.dependency = try top["dependency"].map { node throws(ScenarioError) in
       try dependency(node, reader: reader)
     }
+    scenario.requires = try requirements(top["requires"], reader: reader)
+    scenario.services =
+      try top["services"].map { node throws(ScenarioError) in try services(node, reader: reader) } ?? []
+    for (index, node) in launchNodes.enumerated() {
+      guard case .mapping(let mapping) = node, let key = mapping.keys.first(where: { $0.scalar?.string == "services" }),
+        let value = mapping[key]
+      else { continue }
+      scenario.launches[index].services = try serviceStates(value, declared: scenario.services, reader: reader)
+    }
     try RuntimeLoader.checkRuntimeGiven(scenario)
+    scenario.systemd = try systemd(top, launchNodes: launchNodes, launches: launches, reader: reader)
     return scenario
   }
 
@@ -182,6 +194,7 @@ public enum ScenarioLoader {
     launch.runtime = try RuntimeLoader.settings(map, reader: reader)
     if let node = map["dependency"] { launch.dependency = try dependencyState(node, reader: reader) }
     if let node = map["user"] { launch.user = try runAs(node, reader: reader) }
+    try systemdLaunch(map, into: &launch, reader: reader)
     return launch
   }
 
@@ -235,6 +248,8 @@ public enum ScenarioLoader {
       expect.restartDelay = try reader.duration(node, what: "restart_delay", zeroAllowed: true)
     }
     expect.output = try OutputExpectation.load(map, reader: reader)
+    expect.files = try FileExpectation.load(map["files"], reader: reader)
+    try systemdExpectation(map, into: &expect, reader: reader)
     if let node = map["handler_latency_us"] {
       expect.handlerLatencyMicroseconds = try reader.number(node, what: "handler_latency_us")
     }

@@ -93,7 +93,7 @@ public enum CrashCapture {
     _ options: Options, installedReportDirectory installed: inout Int32
   ) throws(CrashCaptureError) {
     // The report directory is opened and checked as the state store opens it; one it refuses
-    // (another user's, a symlink) or cannot open is an error the app sees, as is any refusal.
+    // (another user's, an untrusted symlink) or cannot open is an error the app sees, as is any refusal.
     var notices: [StateProblem] = []
     var reportDirectory: StateDirectory?
     if let directory = options.reportDirectory {
@@ -182,9 +182,10 @@ public enum CrashCapture {
 
   static func markLaunchFinished(_ finished: Bool) { lcc_set_launch_finished(finished ? 1 : 0) }
 
-  /// Whether the launch finished (`launchingFinished()` ran): a plain read of a C int, safe in
-  /// a signal handler — for an app's own SIGTERM handler, which must exit cleanly once
-  /// launched and die by the signal before that. Set before the organizer gives SIGTERM back.
+  /// Whether the launch finished (`launchingFinished()` ran; with several organizers, each
+  /// launch that began finished): lock-free atomic reads, safe in a signal handler — for an
+  /// app's own SIGTERM handler, which must exit cleanly once launched and die by the signal
+  /// before that. Set before the organizer gives SIGTERM back.
   public static var isLaunchFinished: Bool { lcc_launch_finished() != 0 }
 
   /// Names the cause of the next fatal signal (the record's `cause`, the report's type).

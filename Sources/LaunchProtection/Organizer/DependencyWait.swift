@@ -16,15 +16,24 @@ public struct DependencyWait: Sendable, Equatable, CustomStringConvertible {
     /// `waiting`, `answered` or `failed`.
     public let name: String
 
-    private init(_ name: String) { self.name = name }
+    /// Every stage of this version, for the library's own `switch`es: the only initializer
+    /// takes one, so a new stage fails to compile until each `switch` over ``known`` handles it.
+    package enum Known: String, CaseIterable, Sendable {
+      case waiting, answered, failed
+    }
+
+    private init(_ known: Known) { self.name = known.rawValue }
+
+    /// This stage as the enum the library switches over; every stage is one (see ``Known``).
+    package var known: Known { Known(rawValue: name)! }
 
     /// The wait began: the launch deadline is paused.
-    public static let waiting = Stage("waiting")
+    public static let waiting = Stage(.waiting)
     /// The wait's body returned: the dependency answered, the deadline runs again.
-    public static let answered = Stage("answered")
+    public static let answered = Stage(.answered)
     /// The wait's body threw: the dependency did not answer. The launch stays held by it (not
     /// counted should it end now) until a later wait for it answers.
-    public static let failed = Stage("failed")
+    public static let failed = Stage(.failed)
 
     /// The stage's name.
     public var description: String { name }
@@ -48,10 +57,10 @@ public struct DependencyWait: Sendable, Equatable, CustomStringConvertible {
   /// (waited 3.0 seconds)`.
   public var description: String {
     let after = waited.map { "\($0)" } ?? ""
-    switch stage {
+    switch stage.known {
     case .answered: return "\(dependency) answered after \(after)"
     case .failed: return "\(dependency) did not answer (waited \(after)); not a launch crash"
-    default: return "waiting for \(dependency); not charged to the launch deadline"
+    case .waiting: return "waiting for \(dependency); not charged to the launch deadline"
     }
   }
 }

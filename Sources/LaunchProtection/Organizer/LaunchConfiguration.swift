@@ -26,8 +26,10 @@ extension LaunchOrganizer {
     /// Where the state lives; survives repairs (never wipe it from a repair). Made private
     /// (0700, its missing parents too) when missing. It must belong to this process's user or
     /// to root; when other users can write it (a Kubernetes `emptyDir`), the state lives in its
-    /// subdirectory `private-<euid>`, which only this user can write. The Security article says
-    /// why and what else to check.
+    /// subdirectory `private-<euid>`, which only this user can write. A symlink as it is
+    /// followed only when trusted (root's or this user's, in a directory no one else can
+    /// write). ``LaunchOrganizer/stateDirectoryInUse`` is the directory used. The Security
+    /// article says why and what else to check.
     public var stateDirectory: String
     /// A group (gid) that may read the state and the crash reports, a monitoring agent's, in
     /// the spirit of systemd's `StateDirectoryMode=0750`: the directories the library makes

@@ -2,7 +2,7 @@
 extension LaunchProtectionEvent: CustomStringConvertible {
   public var description: String {
     let level = self.level.map { "\($0.number) (\($0.name))" } ?? "?"
-    switch kind {
+    switch kind.known {
     case .launch: return decision?.description ?? "launch"
     case .protectEnter:
       return "protect mode: repair level \(level) after \(count ?? 0) consecutive launch crashes"
@@ -24,7 +24,8 @@ extension LaunchProtectionEvent: CustomStringConvertible {
       let last = self.level.map { "\($0.number) \($0.name)" } ?? "?"
       return
         "every repair level failed (last: \(last)) after \(count ?? 0) launch crashes; \(exhaustedAction.map { "\($0)" } ?? "?")"
-    default: return kind.name
+    case .privateStateDirectory:
+      return "state kept in \(stateDirectory ?? "?"), this user's own: \(stateDirectoryReason ?? "?")"
     }
   }
 }

@@ -98,6 +98,15 @@ public final class LaunchOrganizer: Sendable {
       readerGroup: configuration.readableByGroup)
   }
 
+  /// The directory the state files are kept in: the configured one (the target of a trusted
+  /// symlink standing as it), or its private subdirectory `private-<uid>` when other users can
+  /// write it (the Security article). Keep the app's own files here rather than in a shared
+  /// configured directory. Known once the launch began (`finishLaunching`,
+  /// `launch(policy:repair:)`); before it, the configured directory. Safe from any thread.
+  public var stateDirectoryInUse: String {
+    String(stateStore.statePath.dropLast(StateDirectory.stateName.count + 1))
+  }
+
   /// Convenience for `init(configuration:)` with defaults. Safe from any thread.
   public convenience init(stateDirectory: String) {
     self.init(configuration: Configuration(stateDirectory: stateDirectory))

@@ -21,13 +21,24 @@ public struct LaunchOrganizerError: Error, Sendable, Equatable, CustomStringConv
   public struct Code: Hashable, Sendable, CustomStringConvertible {
     /// The machine-readable name (`already_started`, `degraded`).
     public let name: String
-    private init(_ name: String) { self.name = name }
+
+    /// Every code of this version, for the library's own `switch`es: the only initializer takes
+    /// one, so a new code fails to compile until each `switch` over ``known`` handles it.
+    package enum Known: String, CaseIterable, Sendable {
+      case alreadyStarted = "already_started"
+      case degraded
+    }
+
+    private init(_ known: Known) { self.name = known.rawValue }
+
+    /// This code as the enum the library switches over; every code is one (see ``Known``).
+    package var known: Known { Known(rawValue: name)! }
 
     /// `launch` or `finishLaunching` was called before on this organizer.
-    public static let alreadyStarted = Code("already_started")
+    public static let alreadyStarted = Code(.alreadyStarted)
     /// Every level was attempted and the policy says to stay degraded: the repair ran and the
     /// launch must not; serve degraded or wait for a stop (``LaunchOrganizerError/level``).
-    public static let degraded = Code("degraded")
+    public static let degraded = Code(.degraded)
 
     /// The name.
     public var description: String { name }
@@ -53,10 +64,13 @@ public struct LaunchOrganizerError: Error, Sendable, Equatable, CustomStringConv
   }
 
   public var description: String {
-    if code == .degraded, let level {
-      return "every repair level failed (last: \(level.number) \(level.name)); staying degraded, the launch is held"
+    switch code.known {
+    case .alreadyStarted:
+      return "the launch was already started on this organizer"
+    case .degraded:
+      let last = level.map { " (last: \($0.number) \($0.name))" } ?? ""
+      return "every repair level failed\(last); staying degraded, the launch is held"
     }
-    return "the launch was already started on this organizer"
   }
 }
 

@@ -75,6 +75,9 @@ extension LaunchOrganizer {
     ExitTracker.shared.track(self, launchID: record.launchID)
     if configuration.ignoreTermination { StopSignal.shared.arm(for: self) }
     for problem in problems { emit(.stateProblem(problem)) }
+    if let shared = StateDirectoryNotices.take(configured: configuration.stateDirectory) {
+      emit(.privateStateDirectory(shared.directory, reason: shared.reason))
+    }
     emit(.launch(finalDecision))
     guard case .protect(let level) = decision.mode else { return .normal }
     let context = ProtectContext(count: decision.count, level: level, exhausted: decision.exhausted)

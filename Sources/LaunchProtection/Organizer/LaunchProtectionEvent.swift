@@ -22,41 +22,67 @@ public struct LaunchProtectionEvent: Sendable, Equatable {
     /// The machine-readable name, as ChaosProbe's events and the log sink carry it
     /// (`launch`, `protect_enter`, `launch_hang`…).
     public let name: String
-    private init(_ name: String) { self.name = name }
+
+    /// Every kind of this version, for the library's own `switch`es (its description, the log
+    /// levels, the metrics, the probe's events): the only initializer takes one, so a new kind
+    /// fails to compile until each `switch` over ``known`` handles it.
+    package enum Known: String, CaseIterable, Sendable {
+      case launch, relaunch
+      case protectEnter = "protect_enter"
+      case protectFinish = "protect_finish"
+      case launchingFinished = "launching_finished"
+      case lifeAction = "life_action"
+      case stateProblem = "state_problem"
+      case exceptionRecorded = "exception_recorded"
+      case uncountedExit = "uncounted_exit"
+      case launchDeadlineExceeded = "launch_hang"
+      case stopRequested = "stop_requested"
+      case levelsExhausted = "protect_exhausted"
+      case privateStateDirectory = "private_state_directory"
+    }
+
+    private init(_ known: Known) { self.name = known.rawValue }
+
+    /// This kind as the enum the library switches over; every kind is one (see ``Known``).
+    package var known: Known { Known(rawValue: name)! }
 
     /// `finishLaunching` decided: ``LaunchProtectionEvent/decision`` says why.
-    public static let launch = Kind("launch")
+    public static let launch = Kind(.launch)
     /// Protect mode was entered (``LaunchProtectionEvent/count``, ``LaunchProtectionEvent/level``);
     /// the level was persisted before this event.
-    public static let protectEnter = Kind("protect_enter")
+    public static let protectEnter = Kind(.protectEnter)
     /// `protectFinished()` was called (``LaunchProtectionEvent/level``).
-    public static let protectFinish = Kind("protect_finish")
+    public static let protectFinish = Kind(.protectFinish)
     /// The held launch is about to run in this process.
-    public static let relaunch = Kind("relaunch")
+    public static let relaunch = Kind(.relaunch)
     /// `launchingFinished()` persisted count 0.
-    public static let launchingFinished = Kind("launching_finished")
+    public static let launchingFinished = Kind(.launchingFinished)
     /// A life action was handled (``LaunchProtectionEvent/lifeActionKey``,
     /// ``LaunchProtectionEvent/lifeActionOutcome``).
-    public static let lifeAction = Kind("life_action")
+    public static let lifeAction = Kind(.lifeAction)
     /// The persisted state had a problem, reported and never fatal
     /// (``LaunchProtectionEvent/stateProblem``).
-    public static let stateProblem = Kind("state_problem")
+    public static let stateProblem = Kind(.stateProblem)
     /// `handleException` recorded a cause (``LaunchProtectionEvent/cause``).
-    public static let exceptionRecorded = Kind("exception_recorded")
+    public static let exceptionRecorded = Kind(.exceptionRecorded)
     /// This launch ended cleanly before finishing (`exit(0)`), so it will not count
     /// (``LaunchProtectionEvent/uncountedReason``).
-    public static let uncountedExit = Kind("uncounted_exit")
+    public static let uncountedExit = Kind(.uncountedExit)
     /// A phase ran past the launch deadline (``LaunchProtectionEvent/phase``,
     /// ``LaunchProtectionEvent/deadline``): the process is about to be ended by SIGABRT, and the
     /// next launch counts it.
-    public static let launchDeadlineExceeded = Kind("launch_hang")
+    public static let launchDeadlineExceeded = Kind(.launchDeadlineExceeded)
     /// A stop was requested during the launch (SIGTERM or `stopRequested()`), recorded in the
     /// sentinel: this launch will not count, whatever ends the process.
-    public static let stopRequested = Kind("stop_requested")
+    public static let stopRequested = Kind(.stopRequested)
     /// Every level was attempted and the launch died again (``LaunchProtectionEvent/count``,
     /// ``LaunchProtectionEvent/level``); ``LaunchProtectionEvent/exhaustedAction`` is what
     /// happens now.
-    public static let levelsExhausted = Kind("protect_exhausted")
+    public static let levelsExhausted = Kind(.levelsExhausted)
+    /// Other users can write the configured state directory, so the state is kept in its
+    /// private subdirectory `private-<uid>` (``LaunchProtectionEvent/stateDirectory``, and
+    /// why: ``LaunchProtectionEvent/stateDirectoryReason``). Said once per process.
+    public static let privateStateDirectory = Kind(.privateStateDirectory)
 
     /// The name.
     public var description: String { name }
@@ -88,6 +114,11 @@ public struct LaunchProtectionEvent: Sendable, Equatable {
   public private(set) var deadline: Duration?
   /// What happens once the levels are exhausted (``Kind-swift.struct/levelsExhausted``).
   public private(set) var exhaustedAction: ExhaustedLevels?
+  /// The directory the state is kept in (``Kind-swift.struct/privateStateDirectory``).
+  public private(set) var stateDirectory: String?
+  /// Why the state is kept there: the shared directory, its owner and mode
+  /// (``Kind-swift.struct/privateStateDirectory``).
+  public private(set) var stateDirectoryReason: String?
 
   private init(_ kind: Kind) { self.kind = kind }
 
@@ -168,6 +199,14 @@ public struct LaunchProtectionEvent: Sendable, Equatable {
     event.count = count
     event.level = level
     event.exhaustedAction = action
+    return event
+  }
+
+  /// The state is kept in `directory`, the private subdirectory of a shared one, for `reason`.
+  public static func privateStateDirectory(_ directory: String, reason: String) -> LaunchProtectionEvent {
+    var event = LaunchProtectionEvent(.privateStateDirectory)
+    event.stateDirectory = directory
+    event.stateDirectoryReason = reason
     return event
   }
 }

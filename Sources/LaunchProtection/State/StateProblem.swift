@@ -16,30 +16,52 @@
 ///
 /// A struct, not an enum, so that a later version can add a kind of problem without breaking
 /// a caller's `switch`: switch over ``code-swift.property`` and keep a `default`.
+///
+/// Two problems are equal (`==`, and the same hash) when every property but ``detail`` is:
+/// the code, the path, where the file was moved, the errno, the operation, the versions, the
+/// owner and the mode. ``detail`` is words, which a release may change (the version promise
+/// leaves out the text of messages), so a problem compares equal across such a change.
 public struct StateProblem: Error, Sendable, Hashable, CustomStringConvertible {
   /// What kind of problem it is. New codes may be added in any release.
   public struct Code: Hashable, Sendable, CustomStringConvertible {
     /// The machine-readable name (`corrupt`, `untrusted`…), as events and log lines carry it.
     public let name: String
-    private init(_ name: String) { self.name = name }
+
+    /// Every code of this version, as an enum, for the library's own `switch`es: the only
+    /// initializer takes one, so a code added below fails to compile until each `switch` over
+    /// ``known`` handles it (a `default` would call it something it is not).
+    package enum Known: String, CaseIterable, Sendable {
+      case corrupt, unreadable, untrusted
+      case futureVersion = "future_version"
+      case writeFailed = "write_failed"
+      case lockUnavailable = "lock_unavailable"
+      case wrongFileType = "wrong_file_type"
+    }
+
+    private init(_ known: Known) { self.name = known.rawValue }
+
+    /// This code as the enum the library switches over; every code is one (see ``Known``).
+    package var known: Known { Known(rawValue: name)! }
 
     /// The file did not parse (truncated, garbage, wrong shape).
-    public static let corrupt = Code("corrupt")
+    public static let corrupt = Code(.corrupt)
     /// The file was written by a newer version of the library.
-    public static let futureVersion = Code("future_version")
+    public static let futureVersion = Code(.futureVersion)
     /// The file exists but could not be read.
-    public static let unreadable = Code("unreadable")
+    public static let unreadable = Code(.unreadable)
     /// Persisting the state failed at ``StateProblem/operation``.
-    public static let writeFailed = Code("write_failed")
+    public static let writeFailed = Code(.writeFailed)
     /// The advisory lock could not be taken; the update ran without it.
-    public static let lockUnavailable = Code("lock_unavailable")
+    public static let lockUnavailable = Code(.lockUnavailable)
     /// The path is owned by another user, or sits in a directory another user can write:
     /// it is ignored (never read, counted or written through). ``StateProblem/owner`` and
     /// ``StateProblem/mode`` say why.
-    public static let untrusted = Code("untrusted")
+    public static let untrusted = Code(.untrusted)
     /// A symlink, FIFO, socket, device or directory stands where a regular file (or, for the
-    /// state directory, a directory) should be: it is not followed, opened or read.
-    public static let wrongFileType = Code("wrong_file_type")
+    /// state directory, a directory) should be: it is not followed, opened or read. A symlink
+    /// as the state directory itself is followed when trusted (the Security article); a chain
+    /// of more than 8 links, or one that ends elsewhere than at a directory, is this problem.
+    public static let wrongFileType = Code(.wrongFileType)
 
     /// The name.
     public var description: String { name }
@@ -117,7 +139,7 @@ public struct StateProblem: Error, Sendable, Hashable, CustomStringConvertible {
   }
 
   public var description: String {
-    switch code {
+    switch code.known {
     case .corrupt:
       "state file \(path) is corrupt (\(detail)); \(aside); starting from an empty state"
     case .futureVersion:
@@ -130,9 +152,27 @@ public struct StateProblem: Error, Sendable, Hashable, CustomStringConvertible {
       "cannot lock \(path) (\(detail)); updating without the lock"
     case .untrusted, .wrongFileType:
       "\(path): \(detail)\(movedTo.map { "; moved aside to \($0)" } ?? "")"
-    default:
-      "\(path): \(code.name) (\(detail))"
     }
+  }
+
+  /// Equal when every property but the words of ``detail`` is (see the type's comment).
+  public static func == (lhs: StateProblem, rhs: StateProblem) -> Bool {
+    lhs.code == rhs.code && lhs.path == rhs.path && lhs.movedTo == rhs.movedTo && lhs.errno == rhs.errno
+      && lhs.operation == rhs.operation && lhs.foundVersion == rhs.foundVersion
+      && lhs.supportedVersion == rhs.supportedVersion && lhs.owner == rhs.owner && lhs.mode == rhs.mode
+  }
+
+  /// Hashes what `==` compares: every property but ``detail``.
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(code)
+    hasher.combine(path)
+    hasher.combine(movedTo)
+    hasher.combine(self.errno)
+    hasher.combine(operation)
+    hasher.combine(foundVersion)
+    hasher.combine(supportedVersion)
+    hasher.combine(owner)
+    hasher.combine(mode)
   }
 
   private var aside: String {

@@ -444,11 +444,11 @@ public final class StateStore: Sendable {
   private func moveAside(_ problem: StateProblem, named name: String, in directory: StateDirectory) -> StateProblem {
     let stamp = Int(Date().timeIntervalSince1970 * 1000)
     let label =
-      switch problem.code {
+      switch problem.code.known {
       case .corrupt: "corrupt"
       case .futureVersion: "v\(problem.foundVersion ?? 0)"
       case .untrusted, .wrongFileType: "refused"
-      default: "unreadable"
+      case .unreadable, .writeFailed, .lockUnavailable: "unreadable"
       }
     let target = "\(name).\(label)-\(stamp)-\(getpid())"
     var moved = problem

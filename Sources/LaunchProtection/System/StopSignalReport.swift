@@ -34,24 +34,35 @@ public struct StopSignalReport: Sendable, Equatable, CustomStringConvertible {
     /// The descriptor of a ``signalfd(descriptor:)`` owner; nil for the others.
     public let descriptor: Int32?
 
-    private init(_ name: String, descriptor: Int32? = nil) {
-      self.name = name
+    /// Every kind of owner of this version, for the library's own `switch`es: the only
+    /// initializer takes one, so a new kind fails to compile until each `switch` over ``known``
+    /// handles it.
+    package enum Known: String, CaseIterable, Sendable {
+      case ignored, handler, signalfd
+      case dispatchSource = "dispatch_source"
+    }
+
+    private init(_ known: Known, descriptor: Int32? = nil) {
+      self.name = known.rawValue
       self.descriptor = descriptor
     }
 
+    /// This owner's kind as the enum the library switches over; every owner is one.
+    package var known: Known { Known(rawValue: name)! }
+
     /// SIGTERM is ignored (`SIG_IGN`): a SIGTERM is no stop, and a stop must come another way.
-    public static let ignored = Owner("ignored")
+    public static let ignored = Owner(.ignored)
     /// A Dispatch signal source took SIGTERM (libdispatch's handler replaced the organizer's);
     /// the organizer added a source of its own beside it.
-    public static let dispatchSource = Owner("dispatch_source")
+    public static let dispatchSource = Owner(.dispatchSource)
     /// A handler replaced the organizer's; the organizer's went in front of it again.
-    public static let handler = Owner("handler")
+    public static let handler = Owner(.handler)
     /// SIGTERM is blocked and read through a signalfd (this descriptor) that is not
     /// libdispatch's: the organizer cannot see a stop taken there.
-    public static func signalfd(descriptor: Int32) -> Owner { Owner("signalfd", descriptor: descriptor) }
+    public static func signalfd(descriptor: Int32) -> Owner { Owner(.signalfd, descriptor: descriptor) }
 
     /// Whether this is a ``signalfd(descriptor:)`` owner, whatever its descriptor.
-    public var isSignalfd: Bool { name == "signalfd" }
+    public var isSignalfd: Bool { known == .signalfd }
 
     /// The name.
     public var description: String { name }
@@ -74,7 +85,10 @@ public struct StopSignalReport: Sendable, Equatable, CustomStringConvertible {
 
   /// Whether every later SIGTERM of this launch is recorded as a stop.
   public var stopsRecorded: Bool {
-    owner == .dispatchSource || owner == .handler
+    switch owner.known {
+    case .dispatchSource, .handler: true
+    case .ignored, .signalfd: false
+    }
   }
 
   /// Whether a SIGTERM during this launch can end the process without its stop being recorded
@@ -89,11 +103,14 @@ public struct StopSignalReport: Sendable, Equatable, CustomStringConvertible {
 
   /// The one call that fixes it, or what the adoption means.
   public var advice: String {
-    if owner == .ignored {
+    switch owner.known {
+    case .ignored:
       return "SIGTERM is ignored: call organizer.stopRequested() from whatever stops your app"
-    }
-    if let descriptor = owner.descriptor {
-      return "SIGTERM is read through signalfd \(descriptor): call organizer.stopRequested() where you read it"
+    case .signalfd:
+      return
+        "SIGTERM is read through signalfd \(owner.descriptor ?? -1): call organizer.stopRequested() where you read it"
+    case .dispatchSource, .handler:
+      break  // the organizer adopted it: what is left is the window before the adoption
     }
     if takenAfter != nil && shutdownPathDeclared {
       return "a SIGTERM that reached this owner before it was adopted is recorded by the app's shutdown path"
@@ -107,16 +124,13 @@ public struct StopSignalReport: Sendable, Equatable, CustomStringConvertible {
   }
 
   public var description: String {
-    let who: String
-    if owner == .ignored {
-      who = "SIGTERM is ignored"
-    } else if owner == .dispatchSource {
-      who = "a Dispatch signal source took SIGTERM"
-    } else if let descriptor = owner.descriptor {
-      who = "SIGTERM is read through signalfd \(descriptor)"
-    } else {
-      who = "a signal handler took SIGTERM"
-    }
+    let who =
+      switch owner.known {
+      case .ignored: "SIGTERM is ignored"
+      case .dispatchSource: "a Dispatch signal source took SIGTERM"
+      case .signalfd: "SIGTERM is read through signalfd \(owner.descriptor ?? -1)"
+      case .handler: "a signal handler took SIGTERM"
+      }
     let when = takenAfter.map { " \($0.wholeMicroseconds) µs into the launch" } ?? " at the launch"
     let recorded =
       !stopsRecorded

@@ -92,15 +92,22 @@ final class TrustRuleTests: XCTestCase {
     XCTAssertEqual(again, [], "reported once; the store stays unprotected without writing")
   }
 
-  func testASymlinkAsTheStateDirectoryIsNotFollowed() throws {
+  /// Followed only when trusted (`TrustedLinkTests` has every case): here, a link of root's or
+  /// this uid's is refused while the directory holding it is world-writable, and followed once
+  /// it is not.
+  func testASymlinkAsTheStateDirectoryIsFollowedOnlyWhenTrusted() throws {
     let target = try directory()
-    let link = SimulatedLaunches().stateDirectory
-    try FileManager.default.createDirectory(
-      atPath: URL(fileURLWithPath: link).deletingLastPathComponent().path, withIntermediateDirectories: true)
+    let launches = SimulatedLaunches()
+    let link = launches.stateDirectory
+    XCTAssertEqual(chmod(launches.directory.path, 0o777), 0)
     XCTAssertEqual(symlink(target, link), 0)
     let (_, problems) = StateStore(directory: link).update { $0.consecutiveCrashes = 1 }
-    XCTAssertEqual(problems.map(\.code), [.wrongFileType])
+    XCTAssertEqual(problems.map(\.code), [.untrusted])
     XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: target), [], "nothing written through it")
+    XCTAssertEqual(chmod(launches.directory.path, 0o755), 0)
+    let (_, followed) = StateStore(directory: link).update { $0.consecutiveCrashes = 1 }
+    XCTAssertEqual(followed, [])
+    XCTAssertTrue(FileManager.default.fileExists(atPath: target + "/launch-state.json"))
   }
 
   // MARK: - Files

@@ -21,8 +21,9 @@ import ServiceLifecycle
 // launch finished — what a pod whose probes must answer during a long repair needs.
 // HBKV_DEPENDENCY_PORT: the launch first waits for a backend on 127.0.0.1:port (a TCP connect
 // every 50 ms, for at most HBKV_DEPENDENCY_GIVE_UP_MS, default 3000, then exit 1), inside
-// waitForDependency("backend"): a start that ends there is an outage, not counted (with
-// HBKV_LAUNCH=while-serving, /ready says "waiting for backend" meanwhile).
+// waitForDependency("backend"; HBKV_DEPENDENCY_NAME names it otherwise, e.g. postgres): a start
+// that ends there is an outage, not counted (with HBKV_LAUNCH=while-serving, /ready says
+// "waiting for backend" meanwhile).
 // HBKV_SERVICE: how the ServerLaunch service runs. Unset: `app.addServices(launch)` and
 // `app.runService()` (Hummingbird's inner group). `group`: an explicit ServiceGroup with the
 // launch last. `none`: no service, `app.runService()` alone, whose ServiceGroup owns SIGTERM and
@@ -35,7 +36,8 @@ let environment = ProcessInfo.processInfo.environment
 let logger = Logger(label: "hbkv")
 
 let dataDirectory = environment["HBKV_DATA_DIR"] ?? "/var/lib/hbkv"
-let port = environment["CHAOS_PORT"].flatMap(Int.init) ?? 8080
+// HBKV_PORT: a port that stays the same across launches (a Prometheus scrape target), over CHAOS_PORT.
+let port = (environment["HBKV_PORT"] ?? environment["CHAOS_PORT"]).flatMap(Int.init) ?? 8080
 let launchInsideGroup = environment["HBKV_LAUNCH"] == "before-server-starts"
 let launchWhileServing = environment["HBKV_LAUNCH"] == "while-serving"
 let store = KeyValueStore(dataDirectory: dataDirectory)
@@ -64,7 +66,7 @@ organizer.recordMetrics()
   if case .repaired = outcome { logger.notice("relaunching after the repair") }
   if let backendPort = environment["HBKV_DEPENDENCY_PORT"].flatMap(Int.init) {
     let giveUp = Duration.milliseconds(Int(environment["HBKV_DEPENDENCY_GIVE_UP_MS"] ?? "") ?? 3000)
-    try await launch.waitForDependency("backend") {
+    try await launch.waitForDependency(environment["HBKV_DEPENDENCY_NAME"] ?? "backend") {
       try await Backend.waitUntilReachable(port: backendPort, giveUp: giveUp)
     }
   }

@@ -1,8 +1,9 @@
 import Foundation
 
-/// `stdout_contains:`, `stdout_lacks:`, `stderr_contains:`, `stderr_lacks:` against the files
-/// the launch's output went to (`stdout.txt`, `stderr.txt` in its artifacts directory), read
-/// once the process is gone, by ``OutputExpectation``'s line-matching rule.
+/// `stdout_contains:`, `stdout_lacks:`, `stderr_contains:`, `stderr_lacks:`, `output_contains:`
+/// and `output_lacks:` (both streams) against the files the launch's output went to
+/// (`stdout.txt`, `stderr.txt` in its artifacts directory), read once the process is gone, by
+/// ``OutputExpectation``'s line-matching rule.
 enum OutputChecks {
   /// The failures of `expect`'s output expectations for the process whose artifacts are in
   /// `directory`; the files are read only when the launch expects something of them.
@@ -12,11 +13,14 @@ enum OutputChecks {
     for stream in OutputExpectation.Stream.allCases {
       let keys = OutputExpectation.Rule.allCases.map { OutputExpectation.Key(stream: stream, rule: $0) }
       guard keys.contains(where: { expect.texts[$0] != nil }) else { continue }
-      let file = directory + "/\(stream.rawValue).txt"
-      let lines = Self.lines(of: file)
+      let files = stream.files.map { directory + "/\($0.rawValue).txt" }
+      // Each line with where it is, for a message: `stderr line 3`.
+      let lines = zip(stream.files, files).flatMap { (part, file) in
+        Self.lines(of: file).enumerated().map { (text: $1, place: "\(part) line \($0 + 1)") }
+      }
       for key in keys {
         for text in expect.texts[key] ?? [] {
-          if let failure = Self.check(text, key: key, lines: lines, file: file) { failures.append(failure) }
+          if let failure = Self.check(text, key: key, lines: lines, files: files) { failures.append(failure) }
         }
       }
     }
@@ -25,15 +29,23 @@ enum OutputChecks {
 
   /// One entry against the stream's lines: nil when it holds.
   static func check(_ text: String, key: OutputExpectation.Key, lines: [String], file: String) -> ScenarioFailure? {
+    let placed = lines.enumerated().map { (text: $1, place: "\(key.stream) line \($0 + 1)") }
+    return check(text, key: key, lines: placed, files: [file])
+  }
+
+  /// One entry against lines that say where each is: nil when it holds.
+  static func check(
+    _ text: String, key: OutputExpectation.Key, lines: [(text: String, place: String)], files: [String]
+  ) -> ScenarioFailure? {
     let kind = Self.kind(key)
-    let found = lines.firstIndex { $0.contains(text) }
+    let found = lines.first { $0.text.contains(text) }
+    let streams = key.stream == .output ? "stdout and stderr" : "\(key.stream)"
     switch (key.rule, found) {
     case (.contains, nil):
-      let what =
-        lines.isEmpty ? "an empty \(key.stream)" : "no line holding it among \(lines.count) lines of \(key.stream)"
-      return .expected(kind, "'\(text)'", saw: "\(what) (\(file))")
-    case (.lacks, let index?):
-      return .expected(kind, "'\(text)'", saw: "it on \(key.stream) line \(index + 1): \(Self.shown(lines[index]))")
+      let what = lines.isEmpty ? "an empty \(streams)" : "no line holding it among \(lines.count) lines of \(streams)"
+      return .expected(kind, "'\(text)'", saw: "\(what) (\(files.joined(separator: ", ")))")
+    case (.lacks, let line?):
+      return .expected(kind, "'\(text)'", saw: "it on \(line.place): \(Self.shown(line.text))")
     default:
       return nil
     }
@@ -54,6 +66,8 @@ enum OutputChecks {
     case (.stdout, .lacks): .stdoutLacks
     case (.stderr, .contains): .stderrContains
     case (.stderr, .lacks): .stderrLacks
+    case (.output, .contains): .outputContains
+    case (.output, .lacks): .outputLacks
     }
   }
 

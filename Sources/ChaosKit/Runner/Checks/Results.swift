@@ -80,6 +80,9 @@ public struct ScenarioResult: Encodable, Sendable {
   /// --time`): its processes were killed and it and the launches after it were not judged.
   /// Nil when the scenario ran to its end.
   package var cutAtLaunch: Int?
+  /// Why it was skipped (a privilege this run lacks); nil when it ran or failed to for
+  /// another reason. A skipped scenario's `status` is `error`: it did not run.
+  public var skipped: ScenarioSkip? = nil
 
   /// Whether it passed.
   public var passed: Bool { status == .passed }

@@ -71,6 +71,12 @@ public struct ScenarioFailure: Sendable, Equatable, Encodable, CustomStringConve
     public static let stderrContains = Kind("stderr_contains")
     /// `stderr_lacks:`.
     public static let stderrLacks = Kind("stderr_lacks")
+    /// `output_contains:` (standard output and error together).
+    public static let outputContains = Kind("output_contains")
+    /// `output_lacks:`.
+    public static let outputLacks = Kind("output_lacks")
+    /// `files:` (an entry of the state directory, its mode, type or owner).
+    public static let files = Kind("files")
     /// A later launch counted a launch the harness stopped after it finished (a stop is never counted).
     public static let stopCounted = Kind("stop_counted")
     /// A `requests:` step failed.
@@ -81,6 +87,14 @@ public struct ScenarioFailure: Sendable, Equatable, Encodable, CustomStringConve
     public static let malformedEvents = Kind("malformed_events")
     /// The process could not be started.
     public static let notStarted = Kind("not_started")
+    /// `systemd:` (what `systemctl show` says of the unit, under a real systemd).
+    public static let systemd = Kind("systemd")
+    /// `journal_contains:` (the unit's journal, under a real systemd).
+    public static let journalContains = Kind("journal_contains")
+    /// `journal_lacks:` (the unit's journal, under a real systemd).
+    public static let journalLacks = Kind("journal_lacks")
+    /// `started_at:` (when a start of the unit came, under a real systemd).
+    public static let startedAt = Kind("started_at")
 
     /// Every kind this version knows, in the order above.
     public static let allCases: [Kind] = [
@@ -88,7 +102,8 @@ public struct ScenarioFailure: Sendable, Equatable, Encodable, CustomStringConve
       .handlerLatency, .stateCount, .stateLaunchesInProgress, .stateAttemptedLevel, .stateLastCrashType,
       .stateLastUncountedExit, .stateMovedAside, .stateUnreadable, .restartDelay, .probesStartup, .probesLiveness,
       .probesReadiness, .stdoutContains, .stdoutLacks, .stderrContains, .stderrLacks, .stopCounted, .request,
-      .noRestart, .malformedEvents, .notStarted,
+      .noRestart, .malformedEvents, .notStarted, .outputContains, .outputLacks, .files, .systemd, .journalContains,
+      .journalLacks, .startedAt,
     ]
 
     /// The raw value.

@@ -53,6 +53,8 @@ package final class ChildRegistry: Sendable {
       state.cancelled = true
       return state.groups
     }
+    // A service's descendants may have left its group (PostgreSQL's backends call setsid).
+    ServiceRegistry.shared.killAll()
     for group in groups { kill(-group, SIGKILL) }
     for group in groups {
       var status: Int32 = 0
@@ -60,6 +62,8 @@ package final class ChildRegistry: Sendable {
     }
     // Killing `runc run` leaves its container running: the runtime removes those.
     ContainerRegistry.shared.removeAll()
+    // Killing nspawn's group leaves its container's PID 1 running: each machine is killed itself.
+    SystemdMachines.shared.killAll()
     return groups.count
   }
 }

@@ -11,10 +11,13 @@ extension ScenarioRunner {
     // `${CHAOS_PORT}` the launch's port, `${CHAOS_DEPENDENCY_PORT}` the scenario's dependency's.
     let portText = port.map(String.init) ?? ""
     let dependencyText = dependencyPort.map(String.init) ?? ""
+    // `${CHAOS_SERVICE_<NAME>_PORT}`… the ports of the scenario's `services:`.
+    let services = scenario.environment.filter { $0.key.hasPrefix("CHAOS_SERVICE_") }
     let expand = { (value: String) in
-      value.replacingOccurrences(of: "${CHAOS_STATE_DIR}", with: state)
-        .replacingOccurrences(of: "${CHAOS_PORT}", with: portText)
-        .replacingOccurrences(of: "${CHAOS_DEPENDENCY_PORT}", with: dependencyText)
+      RequestSession.expand(
+        value.replacingOccurrences(of: "${CHAOS_STATE_DIR}", with: state)
+          .replacingOccurrences(of: "${CHAOS_PORT}", with: portText)
+          .replacingOccurrences(of: "${CHAOS_DEPENDENCY_PORT}", with: dependencyText), environment: services)
     }
     environment.merge(scenario.environment.mapValues(expand)) { $1 }
     environment.merge(spec.environment.mapValues(expand)) { $1 }

@@ -41,6 +41,7 @@ extension ScenarioRunner {
     failures += Checker.check(spec.expect, observation)
     failures += Checker.checkStopsNotCounted(stoppedEarlier, observation)
     failures += OutputChecks.check(spec.expect.output, directory: directory)
+    failures += FileChecks.check(spec.expect.files, stateDirectory: stateDirectory)
     let fault = events.last { $0.name == "failpoint" }
     var timeline: ProcessTimeline?
     if options.recordsTimeline {

@@ -3,7 +3,8 @@ import Synchronization
 
 /// Whether a real OCI runtime can run containers on this machine, found once per runtime and
 /// init by running `/bin/true` in one: where it cannot (not root, not installed, no cgroups, a
-/// seccomp or AppArmor policy that forbids it), the scenario is an error that says why.
+/// seccomp or AppArmor policy that forbids it), the scenario is an error that says why (without
+/// root and CAP_SYS_ADMIN it is skipped before this probe: `checkPrivileges`).
 enum RuntimeSupport {
   private static let found = Mutex<[String: String?]>([:])
 

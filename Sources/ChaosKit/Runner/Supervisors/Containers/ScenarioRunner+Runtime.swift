@@ -2,8 +2,9 @@ import Foundation
 
 /// How `ScenarioRunner` runs launches under a real OCI runtime (`runtime:`).
 extension ScenarioRunner {
-  /// `runtime:` needs a runtime that can run here: where it cannot, the scenario is an error
-  /// at the line that asked for it (never skipped, never passed).
+  /// `runtime:` needs a runtime that can run here: where it cannot with the privileges it has
+  /// (`checkPrivileges` skipped it without them), the scenario is an error at the line that
+  /// asked for it (never passed).
   func checkRuntimeSupport(_ scenario: Scenario) throws(ScenarioError) {
     for launch in scenario.launches {
       let settings = launch.runtime.over(scenario.runtime)
