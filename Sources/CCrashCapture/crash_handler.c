@@ -580,6 +580,8 @@ void lcc_set_launch_finished(int finished) {
 
 int lcc_launch_finished(void) { return atomic_load(&launch_began) && atomic_load(&unfinished_launches) == 0; }
 
+int lcc_unfinished_launches(void) { return atomic_load(&unfinished_launches); }
+
 pid_t lcc_current_thread_id(void) { return (pid_t)syscall(SYS_gettid); }
 
 void lcc_name_current_thread(const char *name) { prctl(PR_SET_NAME, name, 0, 0, 0); }

@@ -23,8 +23,8 @@ final class ScenarioLoaderOutputTests: XCTestCase {
       OutputExpectation.keys,
       ["stdout_contains", "stdout_lacks", "stderr_contains", "stderr_lacks", "output_contains", "output_lacks"])
     let both = try expectation("output_contains: [ready], output_lacks: [stop_signal]")
-    XCTAssertEqual(both.texts[.init(stream: .output, rule: .contains)], ["ready"])
-    XCTAssertEqual(both.texts[.init(stream: .output, rule: .lacks)], ["stop_signal"])
+    XCTAssertEqual(both.texts[.init(stream: .stdout, rule: .contains, bothStreams: true)], ["ready"])
+    XCTAssertEqual(both.texts[.init(stream: .stdout, rule: .lacks, bothStreams: true)], ["stop_signal"])
   }
 
   func testBadEntriesAreLocated() {
@@ -90,8 +90,8 @@ final class ScenarioLoaderOutputTests: XCTestCase {
     XCTAssertEqual(OutputChecks.check(stderrOnly, directory: directory), [], "the gap: stderr alone misses it")
 
     var output = OutputExpectation()
-    output.texts[.init(stream: .output, rule: .lacks)] = ["stop_signal"]
-    output.texts[.init(stream: .output, rule: .contains)] = ["listening", "took SIGTERM", "absent"]
+    output.texts[.init(stream: .stdout, rule: .lacks, bothStreams: true)] = ["stop_signal"]
+    output.texts[.init(stream: .stdout, rule: .contains, bothStreams: true)] = ["listening", "took SIGTERM", "absent"]
     let failures = OutputChecks.check(output, directory: directory)
     XCTAssertEqual(failures.map(\.kind), [.outputContains, .outputLacks])
     XCTAssertEqual(

@@ -155,6 +155,9 @@ void lcc_stop_signal_recorded(void);
 /// Whether a launch began and every launch that began finished (async-signal-safe).
 int lcc_launch_finished(void);
 
+/// How many launches began and have not finished (async-signal-safe).
+int lcc_unfinished_launches(void);
+
 /// After a stop was recorded: whether the process must now end by SIGTERM itself (the
 /// disposition our handler stands for is the default one).
 int lcc_stop_signal_should_terminate(void);

@@ -17,11 +17,6 @@ package struct OutputExpectation: Sendable, Equatable {
     case stdout
     /// Standard error (`stderr.txt`).
     case stderr
-    /// Both: standard output's lines, then standard error's.
-    case output
-
-    /// The streams whose files it reads.
-    package var files: [Stream] { self == .output ? [.stdout, .stderr] : [self] }
   }
 
   /// Whether an entry must be found or must not be.
@@ -32,20 +27,29 @@ package struct OutputExpectation: Sendable, Equatable {
     case lacks
   }
 
-  /// One expectation key: a stream and a rule (`stderr_lacks`).
+  /// One expectation key: a stream and a rule (`stderr_lacks`), or both streams and a rule
+  /// (`output_lacks`). Both streams are a flag, not a third `Stream`: that enum is part of the
+  /// 1.0 API surface `CI/api-check` compares, and a new case there is a break.
   package struct Key: Sendable, Hashable, CustomStringConvertible {
-    /// The stream checked.
+    /// The stream checked (standard output's, when ``bothStreams``).
     package var stream: Stream
     /// How its entries are checked.
     package var rule: Rule
+    /// Standard output's lines, then standard error's (`output_…`).
+    package var bothStreams = false
     /// The scenario key.
-    package var description: String { "\(stream.rawValue)_\(rule.rawValue)" }
+    package var description: String { "\(bothStreams ? "output" : stream.rawValue)_\(rule.rawValue)" }
+    /// The streams whose files it reads.
+    package var files: [Stream] { bothStreams ? [.stdout, .stderr] : [stream] }
   }
 
+  /// Every key, in the order the documentation lists them: stdout's, stderr's, then both's.
+  package static let allKeys: [Key] =
+    Stream.allCases.flatMap { stream in Rule.allCases.map { Key(stream: stream, rule: $0) } }
+    + Rule.allCases.map { Key(stream: .stdout, rule: $0, bothStreams: true) }
+
   /// The scenario keys, in the order the documentation lists them.
-  package static let keys = Stream.allCases.flatMap { stream in
-    Rule.allCases.map { Key(stream: stream, rule: $0).description }
-  }
+  package static let keys = allKeys.map(\.description)
 
   /// The texts of each key given.
   package var texts: [Key: [String]] = [:]
@@ -56,21 +60,18 @@ package struct OutputExpectation: Sendable, Equatable {
   /// Reads the keys of an `expect:` mapping.
   static func load(_ map: [String: Node], reader: NodeReader) throws(ScenarioError) -> OutputExpectation {
     var output = OutputExpectation()
-    for stream in Stream.allCases {
-      for rule in Rule.allCases {
-        let key = Key(stream: stream, rule: rule)
-        guard let node = map[key.description] else { continue }
-        var entries: [String] = []
-        for entry in try reader.sequence(node, what: key.description) {
-          let text = try reader.string(entry, what: "\(key) entry")
-          if text.isEmpty { throw reader.error(entry, "\(key) entry is empty (it would match every line)") }
-          if text.contains("\n") {
-            throw reader.error(entry, "\(key) entry spans lines; each entry is matched within one line")
-          }
-          entries.append(text)
+    for key in allKeys {
+      guard let node = map[key.description] else { continue }
+      var entries: [String] = []
+      for entry in try reader.sequence(node, what: key.description) {
+        let text = try reader.string(entry, what: "\(key) entry")
+        if text.isEmpty { throw reader.error(entry, "\(key) entry is empty (it would match every line)") }
+        if text.contains("\n") {
+          throw reader.error(entry, "\(key) entry spans lines; each entry is matched within one line")
         }
-        output.texts[key] = entries
+        entries.append(text)
       }
+      output.texts[key] = entries
     }
     return output
   }

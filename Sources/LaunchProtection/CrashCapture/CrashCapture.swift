@@ -188,6 +188,10 @@ public enum CrashCapture {
   /// before that. Set before the organizer gives SIGTERM back.
   public static var isLaunchFinished: Bool { lcc_launch_finished() != 0 }
 
+  /// How many launches of this process began and have not finished (one in an app; in its
+  /// tests, those a test left unfinished too).
+  package static var unfinishedLaunches: Int { Int(lcc_unfinished_launches()) }
+
   /// Names the cause of the next fatal signal (the record's `cause`, the report's type).
   static func setCause(_ cause: String) { lcc_set_crash_cause(cause) }
 

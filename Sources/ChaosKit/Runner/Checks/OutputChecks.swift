@@ -9,13 +9,17 @@ enum OutputChecks {
   /// `directory`; the files are read only when the launch expects something of them.
   static func check(_ expect: OutputExpectation, directory: String) -> [ScenarioFailure] {
     guard !expect.isEmpty else { return [] }
+    // Keys that read the same files together: stdout's, stderr's, then both streams'.
+    let groups =
+      OutputExpectation.Stream.allCases.map { stream in
+        OutputExpectation.allKeys.filter { !$0.bothStreams && $0.stream == stream }
+      } + [OutputExpectation.allKeys.filter(\.bothStreams)]
     var failures: [ScenarioFailure] = []
-    for stream in OutputExpectation.Stream.allCases {
-      let keys = OutputExpectation.Rule.allCases.map { OutputExpectation.Key(stream: stream, rule: $0) }
-      guard keys.contains(where: { expect.texts[$0] != nil }) else { continue }
-      let files = stream.files.map { directory + "/\($0.rawValue).txt" }
+    for keys in groups {
+      guard let first = keys.first, keys.contains(where: { expect.texts[$0] != nil }) else { continue }
+      let files = first.files.map { directory + "/\($0.rawValue).txt" }
       // Each line with where it is, for a message: `stderr line 3`.
-      let lines = zip(stream.files, files).flatMap { (part, file) in
+      let lines = zip(first.files, files).flatMap { (part, file) in
         Self.lines(of: file).enumerated().map { (text: $1, place: "\(part) line \($0 + 1)") }
       }
       for key in keys {
@@ -39,7 +43,7 @@ enum OutputChecks {
   ) -> ScenarioFailure? {
     let kind = Self.kind(key)
     let found = lines.first { $0.text.contains(text) }
-    let streams = key.stream == .output ? "stdout and stderr" : "\(key.stream)"
+    let streams = key.bothStreams ? "stdout and stderr" : "\(key.stream)"
     switch (key.rule, found) {
     case (.contains, nil):
       let what = lines.isEmpty ? "an empty \(streams)" : "no line holding it among \(lines.count) lines of \(streams)"
@@ -61,13 +65,12 @@ enum OutputChecks {
   }
 
   private static func kind(_ key: OutputExpectation.Key) -> ScenarioFailure.Kind {
-    switch (key.stream, key.rule) {
+    if key.bothStreams { return key.rule == .contains ? .outputContains : .outputLacks }
+    return switch (key.stream, key.rule) {
     case (.stdout, .contains): .stdoutContains
     case (.stdout, .lacks): .stdoutLacks
     case (.stderr, .contains): .stderrContains
     case (.stderr, .lacks): .stderrLacks
-    case (.output, .contains): .outputContains
-    case (.output, .lacks): .outputLacks
     }
   }
 
