@@ -94,9 +94,10 @@ public struct ScenarioRunner: Sendable {
               [runSystemdLaunch($0, scenario, spec, number: number, target: target, stoppedEarlier: stoppedEarlier)]
             }
             ?? runLaunch(
-              scenario, spec, number: number, iteration: iteration, target: target, workDirectory: workDirectory,
-              stateDirectory: stateDirectory, stoppedEarlier: stoppedEarlier, restart: restart, dependency: dependency,
-              judge: judge)
+              LaunchRun(
+                scenario: scenario, spec: spec, number: number, iteration: iteration, target: target,
+                workDirectory: workDirectory, stateDirectory: stateDirectory, stoppedEarlier: stoppedEarlier,
+                restart: restart, dependency: dependency, judge: judge))
           result.processes += processes
           // Killed at the cutoff: what it showed is not what it would have done, so it is not judged.
           if options.isCut, processes.contains(where: { $0.end == .timedOut }) {
