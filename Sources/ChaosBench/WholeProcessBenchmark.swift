@@ -61,6 +61,9 @@ public struct WholeProcessBenchmark: Sendable {
     public var withoutStopWatcherStaticRatio: Double
     /// The 1-minute load average when the runs began (`/proc/loadavg`): the machine's other work.
     public var loadAverage: Double?
+    /// Bytes of defined symbols (code and data, `nm -S`) per library module in the static
+    /// `protected-launch`: LaunchProtection, Failpoints, CCrashCapture.
+    public var protectedSymbolBytes: [String: Int]?
   }
 
   /// `Examples/Footprint`.
@@ -161,7 +164,7 @@ public struct WholeProcessBenchmark: Sendable {
       staticCPURatio: ratio(cpuRatios, "static", "protected-launch"),
       helloConcurrencyStaticRatio: ratio(ratios, "static", "hello-concurrency"),
       withoutStopWatcherStaticRatio: ratio(ratios, "static", "protected-launch-without-stop-watcher"),
-      loadAverage: loadAverage)
+      loadAverage: loadAverage, protectedSymbolBytes: try Self.symbolBytes(statics + "/protected-launch"))
   }
 
   /// `swift build -c release` of the programs; the directory the binaries are in.
@@ -199,14 +202,19 @@ extension BenchTables {
       "Whole process: Examples/Footprint's protected-launch (finishLaunching + launchingFinished) "
         + "vs hello-essentials (FoundationEssentials hello), release",
       "binary, --static-swift-stdlib: \(megabytes(protected.staticBytes)) vs \(megabytes(hello.staticBytes)) "
-        + "(\(growth(protected.staticBytes, hello.staticBytes)), target ≤ 2 MB); after strip --strip-debug "
+        + "(\(growth(protected.staticBytes, hello.staticBytes)), target ≤ 3 MB); after strip --strip-debug "
         + growth(protected.staticWithoutDebugInfoBytes, hello.staticWithoutDebugInfoBytes)
         + ", after strip --strip-all "
-        + growth(protected.staticStrippedBytes, hello.staticStrippedBytes),
+        + growth(protected.staticStrippedBytes, hello.staticStrippedBytes)
+        + String(
+          format: " (%+.0f KiB, target ≤ 900 KiB)",
+          Double(protected.staticStrippedBytes - hello.staticStrippedBytes) / 1024),
+      "protected-launch's symbols by module (nm -S): "
+        + (report.protectedSymbolBytes.map(WholeProcessBenchmark.describeSymbols) ?? "not measured"),
       "binary, dynamic: \(megabytes(protected.dynamicBytes)) vs \(megabytes(hello.dynamicBytes)) "
         + "(\(growth(protected.dynamicBytes, hello.dynamicBytes)))",
       "start-to-exit, median of \(report.pairs) rounds' ratios: dynamic \(times(report.dynamicRatio)), "
-        + "static \(times(report.staticRatio)) (target ≤ 1.3×); CPU time (user + system): dynamic "
+        + "static \(times(report.staticRatio)) (target ≤ 1.15×); CPU time (user + system): dynamic "
         + "\(times(report.dynamicCPURatio)), static \(times(report.staticCPURatio))"
         + (report.loadAverage.map { String(format: "; load average %.2f", $0) } ?? ""),
       "context, static: hello-concurrency (the hello with Swift concurrency and libdispatch linked) "

@@ -32,47 +32,47 @@ public struct FailpointAction: Sendable, Hashable, CustomStringConvertible {
     package var known: Known { Known(rawValue: name)! }
 
     /// `off`: does nothing; a chain ending in `off` disables the point.
-    public static let off = Code(.off)
+    public static var off: Code { Code(.off) }
     /// `print(msg)`: writes ``FailpointAction/message`` to standard error and continues.
-    public static let print = Code(.print)
+    public static var print: Code { Code(.print) }
     /// `sleep(ms)`: sleeps for ``FailpointAction/milliseconds``, then continues.
-    public static let sleep = Code(.sleep)
+    public static var sleep: Code { Code(.sleep) }
     /// `delay(ms)`: spins the CPU for ``FailpointAction/milliseconds``, then continues.
-    public static let delay = Code(.delay)
+    public static var delay: Code { Code(.delay) }
     /// `hang`: blocks the calling thread forever.
-    public static let hang = Code(.hang)
+    public static var hang: Code { Code(.hang) }
     /// `exit(code)`: calls `exit` with ``FailpointAction/exitCode``.
-    public static let exit = Code(.exit)
+    public static var exit: Code { Code(.exit) }
     /// `return(errno)`: makes an I/O failpoint fail with ``FailpointAction/errno``.
-    public static let returnError = Code(.returnError)
+    public static var returnError: Code { Code(.returnError) }
     /// `segv`: writes through a null pointer.
-    public static let segv = Code(.segv)
+    public static var segv: Code { Code(.segv) }
     /// `bus`: touches a file mapping past its end.
-    public static let bus = Code(.bus)
+    public static var bus: Code { Code(.bus) }
     /// `fpe`: integer division by zero in C.
-    public static let fpe = Code(.fpe)
+    public static var fpe: Code { Code(.fpe) }
     /// `abort`: calls `abort()`.
-    public static let abort = Code(.abort)
+    public static var abort: Code { Code(.abort) }
     /// `trap`: executes a breakpoint instruction.
-    public static let trap = Code(.trap)
+    public static var trap: Code { Code(.trap) }
     /// `fatal`: Swift `fatalError`.
-    public static let fatal = Code(.fatal)
+    public static var fatal: Code { Code(.fatal) }
     /// `unwrap`: force-unwraps a nil optional.
-    public static let unwrap = Code(.unwrap)
+    public static var unwrap: Code { Code(.unwrap) }
     /// `overflow`: overflows an `Int` addition.
-    public static let overflow = Code(.overflow)
+    public static var overflow: Code { Code(.overflow) }
     /// `oob`: indexes an array out of range.
-    public static let outOfBounds = Code(.outOfBounds)
+    public static var outOfBounds: Code { Code(.outOfBounds) }
     /// `stackoverflow`: recurses until the stack is exhausted.
-    public static let stackOverflow = Code(.stackOverflow)
+    public static var stackOverflow: Code { Code(.stackOverflow) }
     /// `smash`: overwrites its own return address, then writes through a null pointer.
-    public static let smashedStack = Code(.smashedStack)
+    public static var smashedStack: Code { Code(.smashedStack) }
     /// `kill`: sends SIGKILL to its own process.
-    public static let kill = Code(.kill)
+    public static var kill: Code { Code(.kill) }
     /// `thread(action)`: runs ``FailpointAction/inner`` on a fresh background thread.
-    public static let thread = Code(.thread)
+    public static var thread: Code { Code(.thread) }
     /// `oom(MiB)`: allocates and touches memory until the OOM killer ends the process.
-    public static let oom = Code(.oom)
+    public static var oom: Code { Code(.oom) }
 
     /// Every code, in the order the parser's error message lists their keywords.
     public static let all: [Code] = Known.allCases.map(Code.init)
@@ -114,7 +114,7 @@ public struct FailpointAction: Sendable, Hashable, CustomStringConvertible {
   public var inner: FailpointAction? { innerActions.first }
 
   /// Does nothing; a chain ending in `off` disables the point.
-  public static let off = FailpointAction(.off)
+  public static var off: FailpointAction { FailpointAction(.off) }
   /// Writes the message to standard error and continues.
   public static func print(_ message: String) -> FailpointAction { FailpointAction(.print, message: message) }
   /// Sleeps for the given milliseconds, then continues.
@@ -126,36 +126,36 @@ public struct FailpointAction: Sendable, Hashable, CustomStringConvertible {
     FailpointAction(.delay, milliseconds: milliseconds)
   }
   /// Blocks the calling thread forever.
-  public static let hang = FailpointAction(.hang)
+  public static var hang: FailpointAction { FailpointAction(.hang) }
   /// Calls `exit` with the given status.
   public static func exit(code: Int32) -> FailpointAction { FailpointAction(.exit, exitCode: code) }
   /// Makes an I/O failpoint fail with this errno; a no-op elsewhere.
   public static func returnError(errno: Int32) -> FailpointAction { FailpointAction(.returnError, errno: errno) }
   /// Writes through a null pointer: SIGSEGV.
-  public static let segv = FailpointAction(.segv)
+  public static var segv: FailpointAction { FailpointAction(.segv) }
   /// Touches a file mapping past its end: SIGBUS.
-  public static let bus = FailpointAction(.bus)
+  public static var bus: FailpointAction { FailpointAction(.bus) }
   /// Integer division by zero in C: SIGFPE.
-  public static let fpe = FailpointAction(.fpe)
+  public static var fpe: FailpointAction { FailpointAction(.fpe) }
   /// Calls `abort()`: SIGABRT.
-  public static let abort = FailpointAction(.abort)
+  public static var abort: FailpointAction { FailpointAction(.abort) }
   /// Executes a breakpoint instruction: SIGTRAP.
-  public static let trap = FailpointAction(.trap)
+  public static var trap: FailpointAction { FailpointAction(.trap) }
   /// Swift `fatalError`: SIGILL on x86_64.
-  public static let fatal = FailpointAction(.fatal)
+  public static var fatal: FailpointAction { FailpointAction(.fatal) }
   /// Force-unwraps a nil optional: SIGILL on x86_64.
-  public static let unwrap = FailpointAction(.unwrap)
+  public static var unwrap: FailpointAction { FailpointAction(.unwrap) }
   /// Overflows an `Int` addition: SIGILL on x86_64.
-  public static let overflow = FailpointAction(.overflow)
+  public static var overflow: FailpointAction { FailpointAction(.overflow) }
   /// Indexes an array out of range: SIGILL on x86_64.
-  public static let outOfBounds = FailpointAction(.outOfBounds)
+  public static var outOfBounds: FailpointAction { FailpointAction(.outOfBounds) }
   /// Recurses until the stack is exhausted: SIGSEGV.
-  public static let stackOverflow = FailpointAction(.stackOverflow)
+  public static var stackOverflow: FailpointAction { FailpointAction(.stackOverflow) }
   /// Overwrites its own return address and saved frame pointer with unmapped addresses, then
   /// writes through a null pointer: SIGSEGV with a stack that cannot be walked past one frame.
-  public static let smashedStack = FailpointAction(.smashedStack)
+  public static var smashedStack: FailpointAction { FailpointAction(.smashedStack) }
   /// Sends SIGKILL to its own process.
-  public static let kill = FailpointAction(.kill)
+  public static var kill: FailpointAction { FailpointAction(.kill) }
   /// Allocates memory and touches it page by page until the kernel's OOM killer ends the
   /// process (under a cgroup memory limit); past `megabytes` (default 1024) still alive, it
   /// says so on standard error and exits 1, so a missing limit never takes the whole machine.

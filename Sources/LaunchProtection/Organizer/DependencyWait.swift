@@ -28,12 +28,12 @@ public struct DependencyWait: Sendable, Equatable, CustomStringConvertible {
     package var known: Known { Known(rawValue: name)! }
 
     /// The wait began: the launch deadline is paused.
-    public static let waiting = Stage(.waiting)
+    public static var waiting: Stage { Stage(.waiting) }
     /// The wait's body returned: the dependency answered, the deadline runs again.
-    public static let answered = Stage(.answered)
+    public static var answered: Stage { Stage(.answered) }
     /// The wait's body threw: the dependency did not answer. The launch stays held by it (not
     /// counted should it end now) until a later wait for it answers.
-    public static let failed = Stage(.failed)
+    public static var failed: Stage { Stage(.failed) }
 
     /// The stage's name.
     public var description: String { name }

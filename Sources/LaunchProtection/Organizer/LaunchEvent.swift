@@ -88,11 +88,11 @@ public struct IgnoredReason: RawRepresentable, Hashable, Sendable, CustomStringC
   }
 
   /// Its process is still running (a parallel launch).
-  public static let stillRunning = IgnoredReason("stillRunning")
+  public static var stillRunning: IgnoredReason { IgnoredReason("stillRunning") }
   /// The machine rebooted since it started.
-  public static let reboot = IgnoredReason("reboot")
+  public static var reboot: IgnoredReason { IgnoredReason("reboot") }
   /// A stop was requested during it (SIGTERM seen by the organizer, or `stopRequested()`).
-  public static let terminated = IgnoredReason("terminated")
+  public static var terminated: IgnoredReason { IgnoredReason("terminated") }
 
   /// Every reason this version knows.
   public static let all: [IgnoredReason] = [.stillRunning, .reboot, .terminated]

@@ -47,42 +47,42 @@ public struct LaunchProtectionEvent: Sendable, Equatable {
     package var known: Known { Known(rawValue: name)! }
 
     /// `finishLaunching` decided: ``LaunchProtectionEvent/decision`` says why.
-    public static let launch = Kind(.launch)
+    public static var launch: Kind { Kind(.launch) }
     /// Protect mode was entered (``LaunchProtectionEvent/count``, ``LaunchProtectionEvent/level``);
     /// the level was persisted before this event.
-    public static let protectEnter = Kind(.protectEnter)
+    public static var protectEnter: Kind { Kind(.protectEnter) }
     /// `protectFinished()` was called (``LaunchProtectionEvent/level``).
-    public static let protectFinish = Kind(.protectFinish)
+    public static var protectFinish: Kind { Kind(.protectFinish) }
     /// The held launch is about to run in this process.
-    public static let relaunch = Kind(.relaunch)
+    public static var relaunch: Kind { Kind(.relaunch) }
     /// `launchingFinished()` persisted count 0.
-    public static let launchingFinished = Kind(.launchingFinished)
+    public static var launchingFinished: Kind { Kind(.launchingFinished) }
     /// A life action was handled (``LaunchProtectionEvent/lifeActionKey``,
     /// ``LaunchProtectionEvent/lifeActionOutcome``).
-    public static let lifeAction = Kind(.lifeAction)
+    public static var lifeAction: Kind { Kind(.lifeAction) }
     /// The persisted state had a problem, reported and never fatal
     /// (``LaunchProtectionEvent/stateProblem``).
-    public static let stateProblem = Kind(.stateProblem)
+    public static var stateProblem: Kind { Kind(.stateProblem) }
     /// `handleException` recorded a cause (``LaunchProtectionEvent/cause``).
-    public static let exceptionRecorded = Kind(.exceptionRecorded)
+    public static var exceptionRecorded: Kind { Kind(.exceptionRecorded) }
     /// This launch ended cleanly before finishing (`exit(0)`), so it will not count
     /// (``LaunchProtectionEvent/uncountedReason``).
-    public static let uncountedExit = Kind(.uncountedExit)
+    public static var uncountedExit: Kind { Kind(.uncountedExit) }
     /// A phase ran past the launch deadline (``LaunchProtectionEvent/phase``,
     /// ``LaunchProtectionEvent/deadline``): the process is about to be ended by SIGABRT, and the
     /// next launch counts it.
-    public static let launchDeadlineExceeded = Kind(.launchDeadlineExceeded)
+    public static var launchDeadlineExceeded: Kind { Kind(.launchDeadlineExceeded) }
     /// A stop was requested during the launch (SIGTERM or `stopRequested()`), recorded in the
     /// sentinel: this launch will not count, whatever ends the process.
-    public static let stopRequested = Kind(.stopRequested)
+    public static var stopRequested: Kind { Kind(.stopRequested) }
     /// Every level was attempted and the launch died again (``LaunchProtectionEvent/count``,
     /// ``LaunchProtectionEvent/level``); ``LaunchProtectionEvent/exhaustedAction`` is what
     /// happens now.
-    public static let levelsExhausted = Kind(.levelsExhausted)
+    public static var levelsExhausted: Kind { Kind(.levelsExhausted) }
     /// Other users can write the configured state directory, so the state is kept in its
     /// private subdirectory `private-<uid>` (``LaunchProtectionEvent/stateDirectory``, and
     /// why: ``LaunchProtectionEvent/stateDirectoryReason``). Said once per process.
-    public static let privateStateDirectory = Kind(.privateStateDirectory)
+    public static var privateStateDirectory: Kind { Kind(.privateStateDirectory) }
 
     /// The name.
     public var description: String { name }
@@ -91,123 +91,153 @@ public struct LaunchProtectionEvent: Sendable, Equatable {
   /// What happened.
   public let kind: Kind
   /// The decision of a ``Kind-swift.struct/launch`` event.
-  public private(set) var decision: LaunchDecision?
+  public var decision: LaunchDecision? { payload?.decision }
   /// The consecutive-crash count of ``Kind-swift.struct/protectEnter`` and
   /// ``Kind-swift.struct/levelsExhausted``.
-  public private(set) var count: Int?
+  public var count: Int? { payload?.count }
   /// The level of ``Kind-swift.struct/protectEnter``, ``Kind-swift.struct/protectFinish`` and
   /// ``Kind-swift.struct/levelsExhausted``.
-  public private(set) var level: ProtectLevel?
+  public var level: ProtectLevel? { payload?.level }
   /// The key of a ``Kind-swift.struct/lifeAction`` event.
-  public private(set) var lifeActionKey: String?
+  public var lifeActionKey: String? { payload?.lifeActionKey }
   /// What the life action of a ``Kind-swift.struct/lifeAction`` event did.
-  public private(set) var lifeActionOutcome: LifeActionOutcome?
+  public var lifeActionOutcome: LifeActionOutcome? { payload?.lifeActionOutcome }
   /// The problem of a ``Kind-swift.struct/stateProblem`` event.
-  public private(set) var stateProblem: StateProblem?
+  public var stateProblem: StateProblem? { payload?.stateProblem }
   /// The cause of an ``Kind-swift.struct/exceptionRecorded`` event.
-  public private(set) var cause: CrashCause?
+  public var cause: CrashCause? { payload?.cause }
   /// Why an ``Kind-swift.struct/uncountedExit`` does not count.
-  public private(set) var uncountedReason: UncountedReason?
+  public var uncountedReason: UncountedReason? { payload?.uncountedReason }
   /// The phase that ran past its deadline (``Kind-swift.struct/launchDeadlineExceeded``).
-  public private(set) var phase: LaunchPhase?
+  public var phase: LaunchPhase? { payload?.phase }
   /// The deadline it ran past (``Kind-swift.struct/launchDeadlineExceeded``).
-  public private(set) var deadline: Duration?
+  public var deadline: Duration? { payload?.deadline }
   /// What happens once the levels are exhausted (``Kind-swift.struct/levelsExhausted``).
-  public private(set) var exhaustedAction: ExhaustedLevels?
+  public var exhaustedAction: ExhaustedLevels? { payload?.exhaustedAction }
   /// The directory the state is kept in (``Kind-swift.struct/privateStateDirectory``).
-  public private(set) var stateDirectory: String?
+  public var stateDirectory: String? { payload?.stateDirectory }
   /// Why the state is kept there: the shared directory, its owner and mode
   /// (``Kind-swift.struct/privateStateDirectory``).
-  public private(set) var stateDirectoryReason: String?
+  public var stateDirectoryReason: String? { payload?.stateDirectoryReason }
 
-  private init(_ kind: Kind) { self.kind = kind }
+  /// The payload of the kinds that carry one, behind one reference: inline, its dozen
+  /// optionals made every copy of an event (and of an observation or status holding one)
+  /// kilobytes of value-witness code in every program that links the library.
+  private let payload: Payload?
+
+  /// The fields (nil where the kind has none), in a class so that no copy of them is made:
+  /// a struct of them cost as much value-witness code as the inline fields did.
+  private final class Payload: Sendable, Equatable {
+    let decision: LaunchDecision?
+    let count: Int?
+    let level: ProtectLevel?
+    let lifeActionKey: String?
+    let lifeActionOutcome: LifeActionOutcome?
+    let stateProblem: StateProblem?
+    let cause: CrashCause?
+    let uncountedReason: UncountedReason?
+    let phase: LaunchPhase?
+    let deadline: Duration?
+    let exhaustedAction: ExhaustedLevels?
+    let stateDirectory: String?
+    let stateDirectoryReason: String?
+
+    init(
+      decision: LaunchDecision? = nil, count: Int? = nil, level: ProtectLevel? = nil, lifeActionKey: String? = nil,
+      lifeActionOutcome: LifeActionOutcome? = nil, stateProblem: StateProblem? = nil, cause: CrashCause? = nil,
+      uncountedReason: UncountedReason? = nil, phase: LaunchPhase? = nil, deadline: Duration? = nil,
+      exhaustedAction: ExhaustedLevels? = nil, stateDirectory: String? = nil, stateDirectoryReason: String? = nil
+    ) {
+      self.decision = decision
+      self.count = count
+      self.level = level
+      self.lifeActionKey = lifeActionKey
+      self.lifeActionOutcome = lifeActionOutcome
+      self.stateProblem = stateProblem
+      self.cause = cause
+      self.uncountedReason = uncountedReason
+      self.phase = phase
+      self.deadline = deadline
+      self.exhaustedAction = exhaustedAction
+      self.stateDirectory = stateDirectory
+      self.stateDirectoryReason = stateDirectoryReason
+    }
+
+    /// Events compare their fields, never the boxes' identity.
+    static func == (lhs: Payload, rhs: Payload) -> Bool {
+      lhs.decision == rhs.decision && lhs.count == rhs.count && lhs.level == rhs.level
+        && lhs.lifeActionKey == rhs.lifeActionKey && lhs.lifeActionOutcome == rhs.lifeActionOutcome
+        && lhs.stateProblem == rhs.stateProblem && lhs.cause == rhs.cause && lhs.uncountedReason == rhs.uncountedReason
+        && lhs.phase == rhs.phase && lhs.deadline == rhs.deadline && lhs.exhaustedAction == rhs.exhaustedAction
+        && lhs.stateDirectory == rhs.stateDirectory && lhs.stateDirectoryReason == rhs.stateDirectoryReason
+    }
+  }
+
+  private init(_ kind: Kind, _ payload: Payload? = nil) {
+    self.kind = kind
+    self.payload = payload
+  }
 
   /// `finishLaunching` decided; the decision says why.
   public static func launch(_ decision: LaunchDecision) -> LaunchProtectionEvent {
-    var event = LaunchProtectionEvent(.launch)
-    event.decision = decision
-    return event
+    LaunchProtectionEvent(.launch, Payload(decision: decision))
   }
 
   /// Protect mode was entered; the level was persisted before this event.
   public static func protectEnter(count: Int, level: ProtectLevel) -> LaunchProtectionEvent {
-    var event = LaunchProtectionEvent(.protectEnter)
-    event.count = count
-    event.level = level
-    return event
+    LaunchProtectionEvent(.protectEnter, Payload(count: count, level: level))
   }
 
   /// `protectFinished()` was called.
   public static func protectFinish(level: ProtectLevel) -> LaunchProtectionEvent {
-    var event = LaunchProtectionEvent(.protectFinish)
-    event.level = level
-    return event
+    LaunchProtectionEvent(.protectFinish, Payload(level: level))
   }
 
   /// The held launch is about to run in this process.
-  public static let relaunch = LaunchProtectionEvent(.relaunch)
+  public static var relaunch: LaunchProtectionEvent { LaunchProtectionEvent(.relaunch) }
 
   /// `launchingFinished()` persisted count 0.
-  public static let launchingFinished = LaunchProtectionEvent(.launchingFinished)
+  public static var launchingFinished: LaunchProtectionEvent { LaunchProtectionEvent(.launchingFinished) }
 
   /// A life action was handled.
   public static func lifeAction(key: String, outcome: LifeActionOutcome) -> LaunchProtectionEvent {
-    var event = LaunchProtectionEvent(.lifeAction)
-    event.lifeActionKey = key
-    event.lifeActionOutcome = outcome
-    return event
+    LaunchProtectionEvent(.lifeAction, Payload(lifeActionKey: key, lifeActionOutcome: outcome))
   }
 
   /// The persisted state had a problem (reported, never fatal).
   public static func stateProblem(_ problem: StateProblem) -> LaunchProtectionEvent {
-    var event = LaunchProtectionEvent(.stateProblem)
-    event.stateProblem = problem
-    return event
+    LaunchProtectionEvent(.stateProblem, Payload(stateProblem: problem))
   }
 
   /// `handleException` recorded a cause.
   public static func exceptionRecorded(_ cause: CrashCause) -> LaunchProtectionEvent {
-    var event = LaunchProtectionEvent(.exceptionRecorded)
-    event.cause = cause
-    return event
+    LaunchProtectionEvent(.exceptionRecorded, Payload(cause: cause))
   }
 
   /// This launch ended cleanly before finishing (`exit(0)`), so it will not count.
   public static func uncountedExit(_ reason: UncountedReason) -> LaunchProtectionEvent {
-    var event = LaunchProtectionEvent(.uncountedExit)
-    event.uncountedReason = reason
-    return event
+    LaunchProtectionEvent(.uncountedExit, Payload(uncountedReason: reason))
   }
 
   /// `phase` ran past `deadline`; the process is about to be ended by SIGABRT and the next
   /// launch counts it.
   public static func launchDeadlineExceeded(phase: LaunchPhase, deadline: Duration) -> LaunchProtectionEvent {
-    var event = LaunchProtectionEvent(.launchDeadlineExceeded)
-    event.phase = phase
-    event.deadline = deadline
-    return event
+    LaunchProtectionEvent(.launchDeadlineExceeded, Payload(phase: phase, deadline: deadline))
   }
 
   /// A stop was requested during the launch (SIGTERM or `stopRequested()`), recorded in the
   /// sentinel: this launch will not count, whatever ends the process.
-  public static let stopRequested = LaunchProtectionEvent(.stopRequested)
+  public static var stopRequested: LaunchProtectionEvent { LaunchProtectionEvent(.stopRequested) }
 
   /// Every level was attempted and the launch died again; `action` is what happens now.
   public static func levelsExhausted(count: Int, level: ProtectLevel, action: ExhaustedLevels) -> LaunchProtectionEvent
   {
-    var event = LaunchProtectionEvent(.levelsExhausted)
-    event.count = count
-    event.level = level
-    event.exhaustedAction = action
-    return event
+    LaunchProtectionEvent(.levelsExhausted, Payload(count: count, level: level, exhaustedAction: action))
   }
 
   /// The state is kept in `directory`, the private subdirectory of a shared one, for `reason`.
   public static func privateStateDirectory(_ directory: String, reason: String) -> LaunchProtectionEvent {
-    var event = LaunchProtectionEvent(.privateStateDirectory)
-    event.stateDirectory = directory
-    event.stateDirectoryReason = reason
-    return event
+    LaunchProtectionEvent(.privateStateDirectory, Payload(stateDirectory: directory, stateDirectoryReason: reason))
   }
 }
 

@@ -6,6 +6,8 @@
 
 /// 0.2.0's mode and level fields, kept compiling: ``LaunchStatus/launchMode`` (one mode type,
 /// ``LaunchMode``), ``LaunchStatus/isDegraded`` and ``LaunchStatus/protectLevel`` replace them.
+// The deprecated members are emitted into the callers that still use them
+// (`@_alwaysEmitIntoClient`), so that a program that does not carries none of their code.
 extension LaunchStatus {
   /// The mode of the launch, as an operator reads it.
   @available(*, deprecated, message: "use LaunchMode (status.launchMode) and status.isDegraded")
@@ -28,11 +30,9 @@ extension LaunchStatus {
     public var description: String { rawValue }
   }
 
-  /// A level for a mode that needs one when none is known (a status made with `level: nil`).
-  private static let unknownLevel = ProtectLevel(number: 0, name: "", minimumCrashes: 0)
-
   /// The current mode.
   @available(*, deprecated, message: "use launchMode (a LaunchMode) and isDegraded")
+  @_alwaysEmitIntoClient
   public var mode: Mode {
     get {
       if isDegraded { return .degraded }
@@ -46,7 +46,7 @@ extension LaunchStatus {
     }
     set {
       isDegraded = newValue == .degraded
-      let level = protectLevel ?? Self.unknownLevel
+      let level = protectLevel ?? ProtectLevel(number: 0, name: "", minimumCrashes: 0)
       switch newValue {
       case .idle: launchMode = .idle
       case .normal: launchMode = .normal
@@ -59,6 +59,7 @@ extension LaunchStatus {
 
   /// The number of the protect level this launch attempted; nil for a launch that did not protect.
   @available(*, deprecated, message: "use protectLevel?.number")
+  @_alwaysEmitIntoClient
   public var level: Int? {
     get { protectLevel?.number }
     set {
@@ -70,6 +71,7 @@ extension LaunchStatus {
 
   /// The name of that level (`quarantine-data`), nil with it.
   @available(*, deprecated, message: "use protectLevel?.name")
+  @_alwaysEmitIntoClient
   public var levelName: String? {
     get { protectLevel?.name }
     set { protectLevel?.name = newValue ?? "" }
@@ -80,6 +82,7 @@ extension LaunchStatus {
     *, deprecated,
     message: "use init(launchMode:isDegraded:protectLevel:count:lastCause:since:startedAt:readyWhenDegraded:)"
   )
+  @_alwaysEmitIntoClient
   public init(
     mode: Mode, level: Int? = nil, levelName: String? = nil, count: Int = 0, lastCause: String? = nil,
     since: Date, startedAt: Date? = nil, readyWhenDegraded: Bool = false

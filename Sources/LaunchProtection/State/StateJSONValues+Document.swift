@@ -18,36 +18,80 @@ extension StateJSON.Document {
     }
   }
 
+  // `double` and `integer` take the path as a closure, and the optimizer copies such a function
+  // into each caller that passes its own (22 copies, 24 KiB in every program): the copies are
+  // kept to a few lines, the work is in functions without a closure.
+
   func double(_ index: Int, path: @autoclosure () -> String) throws(StateJSON.DecodeError) -> Double {
-    guard nodes[index].kind == .number else {
-      throw .wrongType(path: path(), detail: "expected a number, found \(describe(index))")
+    switch doubleValue(index) {
+    case .success(let value): return value
+    case .failure(let failure): throw failure.error(path: path())
     }
-    try checkNumber(index)
+  }
+
+  @inline(never)
+  private func doubleValue(_ index: Int) -> Result<Double, ValueFailure> {
+    let text: String
+    switch numberText(index, expected: "a number") {
+    case .success(let checked): text = checked
+    case .failure(let failure): return .failure(failure)
+    }
     // The grammar was checked, which Double's parser accepts. Out of range either way
     // (infinite, or a nonzero number that became 0) does not fit, as for JSONDecoder.
-    let text = text(nodes[index])
     guard let value = Double(text), value.isFinite,
       value != 0
         || !text.utf8.prefix(while: { $0 != UInt8(ascii: "e") && $0 != UInt8(ascii: "E") }).contains(where: {
           $0 >= UInt8(ascii: "1") && $0 <= UInt8(ascii: "9")
         })
     else {
-      throw .wrongType(path: path(), detail: "number \(text) does not fit Double")
+      return .failure(.wrongType("number \(text) does not fit Double"))
     }
-    return value
+    return .success(value)
   }
 
   /// An integer of type `T`: digits exactly; a number written with a fraction or exponent
   /// (`3.0`, `3e0`) only when it is exactly a whole number `T` holds.
   func integer<T: FixedWidthInteger>(_ index: Int, path: @autoclosure () -> String) throws(StateJSON.DecodeError) -> T {
-    let node = nodes[index]
-    guard node.kind == .number else {
-      throw .wrongType(path: path(), detail: "expected an integer, found \(describe(index))")
+    switch numberText(index, expected: "an integer") {
+    case .success(let text):
+      if let exact: T = Self.exactly(text) { return exact }
+      throw ValueFailure.doesNotFit(text, T.self).error(path: path())
+    case .failure(let failure): throw failure.error(path: path())
     }
-    try checkNumber(index)
-    let text = text(node)
-    if let exact = T(text, radix: 10) ?? Self.wholeNumber(text).flatMap({ T($0, radix: 10) }) { return exact }
-    throw .wrongType(path: path(), detail: "number \(text) does not fit \(T.self)")
+  }
+
+  /// The text of the number at `index`, its grammar checked, not yet converted.
+  @inline(never)
+  private func numberText(_ index: Int, expected: String) -> Result<String, ValueFailure> {
+    guard nodes[index].kind == .number else {
+      return .failure(.wrongType("expected \(expected), found \(describe(index))"))
+    }
+    do throws(StateJSON.DecodeError) { try checkNumber(index) } catch { return .failure(.complete(error)) }
+    return .success(text(nodes[index]))
+  }
+
+  @inline(never)
+  private static func exactly<T: FixedWidthInteger>(_ text: String) -> T? {
+    T(text, radix: 10) ?? wholeNumber(text).flatMap { T($0, radix: 10) }
+  }
+
+  /// A value's error before its path is known.
+  private enum ValueFailure: Error {
+    /// An error that needs no path (a number's syntax).
+    case complete(StateJSON.DecodeError)
+    /// A wrong type, with what was found.
+    case wrongType(String)
+
+    static func doesNotFit(_ text: String, _ type: Any.Type) -> ValueFailure {
+      .wrongType("number \(text) does not fit \(type)")
+    }
+
+    func error(path: String) -> StateJSON.DecodeError {
+      switch self {
+      case .complete(let error): error
+      case .wrongType(let detail): .wrongType(path: path, detail: detail)
+      }
+    }
   }
 
   /// The digits of a number written with a fraction or an exponent (`3.0`, `25e-1`, `3E2`)

@@ -40,13 +40,27 @@ extension StateStore {
     replacingWith replacement: LaunchState?, endingLaunch: Bool = false,
     _ body: (inout LaunchState, StateDirectory?) -> T
   ) -> (result: T, problems: [StateProblem]) {
+    var result: T?
+    let problems = updateState(replacingWith: replacement, endingLaunch: endingLaunch) { result = body(&$0, $1) }
+    // `updateState` calls `body` exactly once on every path.
+    return (result!, problems)
+  }
+
+  /// The work of `update`, not generic over its result: specialized per result type, its whole
+  /// body was copied into every program once per caller's type (11 KiB each).
+  @inline(never)
+  private func updateState(
+    replacingWith replacement: LaunchState?, endingLaunch: Bool,
+    _ body: (inout LaunchState, StateDirectory?) -> Void
+  ) -> [StateProblem] {
     if endingLaunch { keepsFiles.store(false, ordering: .releasing) }
     var problems: [StateProblem] = []
     var check = false
     guard let directory = openDirectory(&problems, check: &check) else {
       // Unprotected: nothing is read (another user's state never counts), nothing written.
       var state = replacement ?? LaunchState()
-      return (body(&state, nil), problems)
+      body(&state, nil)
+      return problems
     }
     var files = takeKeptFiles()
     var lock: FileLock?
@@ -138,7 +152,7 @@ extension StateStore {
       layout = .none
     }
     let before = state
-    let result = body(&state, directory)
+    body(&state, directory)
     if state != before || replacement != nil || problems.contains(where: Self.needsRewrite) {
       let fd = file.writable ? file.fd : -1
       // Taken out of `file`, so the in-place write patches this image for the memo instead of a copy.
@@ -148,7 +162,7 @@ extension StateStore {
         problems.append(problem)
       }
     }
-    return (result, problems)
+    return problems
   }
 
   /// The kept descriptors, taken out for one update (none in a forked child: its copies share

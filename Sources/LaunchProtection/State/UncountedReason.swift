@@ -15,11 +15,11 @@ public struct UncountedReason: RawRepresentable, Hashable, Codable, Sendable, Cu
   }
 
   /// The process called `exit(0)` during launch.
-  public static let cleanExit = UncountedReason("cleanExit")
+  public static var cleanExit: UncountedReason { UncountedReason("cleanExit") }
   /// A stop was requested during the launch (a clean shutdown).
-  public static let terminated = UncountedReason("terminated")
+  public static var terminated: UncountedReason { UncountedReason("terminated") }
   /// The machine rebooted since (boot id changed).
-  public static let reboot = UncountedReason("reboot")
+  public static var reboot: UncountedReason { UncountedReason("reboot") }
 
   /// Every reason this version knows.
   public static let all: [UncountedReason] = [.cleanExit, .terminated, .reboot]

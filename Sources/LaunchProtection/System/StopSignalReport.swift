@@ -51,12 +51,12 @@ public struct StopSignalReport: Sendable, Equatable, CustomStringConvertible {
     package var known: Known { Known(rawValue: name)! }
 
     /// SIGTERM is ignored (`SIG_IGN`): a SIGTERM is no stop, and a stop must come another way.
-    public static let ignored = Owner(.ignored)
+    public static var ignored: Owner { Owner(.ignored) }
     /// A Dispatch signal source took SIGTERM (libdispatch's handler replaced the organizer's);
     /// the organizer added a source of its own beside it.
-    public static let dispatchSource = Owner(.dispatchSource)
+    public static var dispatchSource: Owner { Owner(.dispatchSource) }
     /// A handler replaced the organizer's; the organizer's went in front of it again.
-    public static let handler = Owner(.handler)
+    public static var handler: Owner { Owner(.handler) }
     /// SIGTERM is blocked and read through a signalfd (this descriptor) that is not
     /// libdispatch's: the organizer cannot see a stop taken there.
     public static func signalfd(descriptor: Int32) -> Owner { Owner(.signalfd, descriptor: descriptor) }
