@@ -90,8 +90,12 @@ final class KubeletSession: Sendable {
     while !stopped {
       let due = [startup.next, liveness.next, readiness.next].compactMap { $0 }.min()
       guard let due else { return }
-      while !stopped, MonotonicClock.nanoseconds() < due {
-        usleep(min(5_000, UInt32((due - MonotonicClock.nanoseconds()) / 1000) + 1))
+      // One reading of the clock per turn: a second one, taken later, may be past `due` on a
+      // loaded machine, and the subtraction would trap (it did, under CI/suite-repeat --load).
+      while !stopped {
+        let now = MonotonicClock.nanoseconds()
+        guard now < due else { break }
+        usleep(UInt32(min(5_000, (due - now) / 1000 + 1)))
       }
       if stopped { return }
       let now = MonotonicClock.nanoseconds()
