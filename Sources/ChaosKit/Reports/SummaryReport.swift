@@ -12,7 +12,9 @@ package enum SummaryReport {
       case .failed: ("✗", "31")
       case .error: result.isSkipped ? ("-", "36") : ("!", "33")
       }
-    let what = result.skipped.map { "skipped: needs \($0.privilege)" } ?? launchesText(result)
+    let what =
+      (result.skipped.map { "skipped: needs \($0.privilege)" } ?? launchesText(result))
+      + (result.retried == nil ? "" : ", ran again after a machine failure")
     let text =
       "\(mark) \(result.group)/\(URL(fileURLWithPath: result.path).deletingPathExtension().lastPathComponent) — \(result.name) (\(what), \(String(format: "%.2f", result.seconds)) s) [\(done)/\(total)]"
     return color ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
@@ -49,6 +51,12 @@ package enum SummaryReport {
       lines.append("")
       lines.append("\(result.statusText.uppercased()): \(result.name)")
       lines += result.messages.map { "  " + $0.replacingOccurrences(of: "\n", with: "\n  ") }
+    }
+    for result in results {
+      guard let reason = result.retried else { continue }
+      lines.append("")
+      lines.append("RAN AGAIN (\(result.statusText)): \(result.name)")
+      lines.append("  the first attempt failed in the machine, not in the target: \(reason)")
     }
     lines.append("")
     lines.append("processes: \(processes)   scenario errors (could not run): \(errors)   skipped: \(skipped)")

@@ -18,9 +18,8 @@ public struct ScenarioRunner: Sendable {
     run(scenario, round: round, judge: nil)
   }
 
-  /// Runs the scenario, letting `judge` re-decide each launch's expectations from what its
-  /// processes showed before they are checked (`chaos explore`).
-  package func run(_ scenario: Scenario, round: Int = 1, judge: LaunchJudge?) -> ScenarioResult {
+  /// One attempt of `run(_:round:judge:)`.
+  func runAttempt(_ scenario: Scenario, round: Int, judge: LaunchJudge?) -> ScenarioResult {
     let started = Date()
     let suffix = options.repeatCount > 1 ? "-r\(round)" : ""
     let workDirectory = "\(options.artifactsDirectory)/\(scenario.group)-\(scenario.identifier)\(suffix)"
