@@ -16,7 +16,7 @@ public struct FailpointAction: Sendable, Hashable, CustomStringConvertible {
     /// Every code of this version, in the order the parser's error message lists them, for the
     /// library's own `switch`es: the only initializer takes one, so a new code fails to compile
     /// until each `switch` over ``known`` handles it, and ``all`` has it.
-    package enum Known: String, CaseIterable, Sendable {
+    @usableFromInline package enum Known: String, CaseIterable, Sendable {
       case off, print, sleep, delay, hang, exit
       case returnError = "return"
       case segv, bus, fpe, abort, trap, fatal, unwrap, overflow
@@ -26,52 +26,73 @@ public struct FailpointAction: Sendable, Hashable, CustomStringConvertible {
       case kill, thread, oom
     }
 
-    private init(_ known: Known) { self.name = known.rawValue }
+    @usableFromInline init(_ known: Known) { self.name = known.rawValue }
 
     /// This code as the enum the library switches over; every code is one (see ``Known``).
     package var known: Known { Known(rawValue: name)! }
 
     /// `off`: does nothing; a chain ending in `off` disables the point.
+    @_alwaysEmitIntoClient
     public static var off: Code { Code(.off) }
     /// `print(msg)`: writes ``FailpointAction/message`` to standard error and continues.
+    @_alwaysEmitIntoClient
     public static var print: Code { Code(.print) }
     /// `sleep(ms)`: sleeps for ``FailpointAction/milliseconds``, then continues.
+    @_alwaysEmitIntoClient
     public static var sleep: Code { Code(.sleep) }
     /// `delay(ms)`: spins the CPU for ``FailpointAction/milliseconds``, then continues.
+    @_alwaysEmitIntoClient
     public static var delay: Code { Code(.delay) }
     /// `hang`: blocks the calling thread forever.
+    @_alwaysEmitIntoClient
     public static var hang: Code { Code(.hang) }
     /// `exit(code)`: calls `exit` with ``FailpointAction/exitCode``.
+    @_alwaysEmitIntoClient
     public static var exit: Code { Code(.exit) }
     /// `return(errno)`: makes an I/O failpoint fail with ``FailpointAction/errno``.
+    @_alwaysEmitIntoClient
     public static var returnError: Code { Code(.returnError) }
     /// `segv`: writes through a null pointer.
+    @_alwaysEmitIntoClient
     public static var segv: Code { Code(.segv) }
     /// `bus`: touches a file mapping past its end.
+    @_alwaysEmitIntoClient
     public static var bus: Code { Code(.bus) }
     /// `fpe`: integer division by zero in C.
+    @_alwaysEmitIntoClient
     public static var fpe: Code { Code(.fpe) }
     /// `abort`: calls `abort()`.
+    @_alwaysEmitIntoClient
     public static var abort: Code { Code(.abort) }
     /// `trap`: executes a breakpoint instruction.
+    @_alwaysEmitIntoClient
     public static var trap: Code { Code(.trap) }
     /// `fatal`: Swift `fatalError`.
+    @_alwaysEmitIntoClient
     public static var fatal: Code { Code(.fatal) }
     /// `unwrap`: force-unwraps a nil optional.
+    @_alwaysEmitIntoClient
     public static var unwrap: Code { Code(.unwrap) }
     /// `overflow`: overflows an `Int` addition.
+    @_alwaysEmitIntoClient
     public static var overflow: Code { Code(.overflow) }
     /// `oob`: indexes an array out of range.
+    @_alwaysEmitIntoClient
     public static var outOfBounds: Code { Code(.outOfBounds) }
     /// `stackoverflow`: recurses until the stack is exhausted.
+    @_alwaysEmitIntoClient
     public static var stackOverflow: Code { Code(.stackOverflow) }
     /// `smash`: overwrites its own return address, then writes through a null pointer.
+    @_alwaysEmitIntoClient
     public static var smashedStack: Code { Code(.smashedStack) }
     /// `kill`: sends SIGKILL to its own process.
+    @_alwaysEmitIntoClient
     public static var kill: Code { Code(.kill) }
     /// `thread(action)`: runs ``FailpointAction/inner`` on a fresh background thread.
+    @_alwaysEmitIntoClient
     public static var thread: Code { Code(.thread) }
     /// `oom(MiB)`: allocates and touches memory until the OOM killer ends the process.
+    @_alwaysEmitIntoClient
     public static var oom: Code { Code(.oom) }
 
     /// Every code, in the order the parser's error message lists their keywords.
@@ -97,7 +118,7 @@ public struct FailpointAction: Sendable, Hashable, CustomStringConvertible {
   /// hold itself.
   private let innerActions: [FailpointAction]
 
-  private init(
+  @usableFromInline init(
     _ code: Code, message: String? = nil, milliseconds: Int? = nil, exitCode: Int32? = nil, errno: Int32? = nil,
     megabytes: Int? = nil, inner: FailpointAction? = nil
   ) {
@@ -114,6 +135,7 @@ public struct FailpointAction: Sendable, Hashable, CustomStringConvertible {
   public var inner: FailpointAction? { innerActions.first }
 
   /// Does nothing; a chain ending in `off` disables the point.
+  @_alwaysEmitIntoClient
   public static var off: FailpointAction { FailpointAction(.off) }
   /// Writes the message to standard error and continues.
   public static func print(_ message: String) -> FailpointAction { FailpointAction(.print, message: message) }
@@ -126,35 +148,48 @@ public struct FailpointAction: Sendable, Hashable, CustomStringConvertible {
     FailpointAction(.delay, milliseconds: milliseconds)
   }
   /// Blocks the calling thread forever.
+  @_alwaysEmitIntoClient
   public static var hang: FailpointAction { FailpointAction(.hang) }
   /// Calls `exit` with the given status.
   public static func exit(code: Int32) -> FailpointAction { FailpointAction(.exit, exitCode: code) }
   /// Makes an I/O failpoint fail with this errno; a no-op elsewhere.
   public static func returnError(errno: Int32) -> FailpointAction { FailpointAction(.returnError, errno: errno) }
   /// Writes through a null pointer: SIGSEGV.
+  @_alwaysEmitIntoClient
   public static var segv: FailpointAction { FailpointAction(.segv) }
   /// Touches a file mapping past its end: SIGBUS.
+  @_alwaysEmitIntoClient
   public static var bus: FailpointAction { FailpointAction(.bus) }
   /// Integer division by zero in C: SIGFPE.
+  @_alwaysEmitIntoClient
   public static var fpe: FailpointAction { FailpointAction(.fpe) }
   /// Calls `abort()`: SIGABRT.
+  @_alwaysEmitIntoClient
   public static var abort: FailpointAction { FailpointAction(.abort) }
   /// Executes a breakpoint instruction: SIGTRAP.
+  @_alwaysEmitIntoClient
   public static var trap: FailpointAction { FailpointAction(.trap) }
   /// Swift `fatalError`: SIGILL on x86_64.
+  @_alwaysEmitIntoClient
   public static var fatal: FailpointAction { FailpointAction(.fatal) }
   /// Force-unwraps a nil optional: SIGILL on x86_64.
+  @_alwaysEmitIntoClient
   public static var unwrap: FailpointAction { FailpointAction(.unwrap) }
   /// Overflows an `Int` addition: SIGILL on x86_64.
+  @_alwaysEmitIntoClient
   public static var overflow: FailpointAction { FailpointAction(.overflow) }
   /// Indexes an array out of range: SIGILL on x86_64.
+  @_alwaysEmitIntoClient
   public static var outOfBounds: FailpointAction { FailpointAction(.outOfBounds) }
   /// Recurses until the stack is exhausted: SIGSEGV.
+  @_alwaysEmitIntoClient
   public static var stackOverflow: FailpointAction { FailpointAction(.stackOverflow) }
   /// Overwrites its own return address and saved frame pointer with unmapped addresses, then
   /// writes through a null pointer: SIGSEGV with a stack that cannot be walked past one frame.
+  @_alwaysEmitIntoClient
   public static var smashedStack: FailpointAction { FailpointAction(.smashedStack) }
   /// Sends SIGKILL to its own process.
+  @_alwaysEmitIntoClient
   public static var kill: FailpointAction { FailpointAction(.kill) }
   /// Allocates memory and touches it page by page until the kernel's OOM killer ends the
   /// process (under a cgroup memory limit); past `megabytes` (default 1024) still alive, it

@@ -53,15 +53,14 @@ enum CrashReports {
     var reports: [(name: String, cause: CrashCause)] = []
     var refused: [StateProblem] = []
     for name in names.sorted() {
-      switch DurableFile.read(in: directory, name) {
-      case .success(let file?):
+      do throws(DurableFile.Failure) {
+        guard let file = try DurableFile.read(in: directory, name) else { continue }
         if let cause = parse(file.bytes, info: file.info) { reports.append((name, cause)) }
-      case .failure(let failure):
-        guard var problem = failure.refusal else { continue }
+      } catch {
+        guard var problem = error.refusal else { continue }
         let target = name + ".refused"
         if renameat(directory.fd, name, directory.fd, target) == 0 { problem.movedTo = directory.path + "/" + target }
         refused.append(problem)
-      case .success(nil): continue
       }
     }
     return (reports, refused)

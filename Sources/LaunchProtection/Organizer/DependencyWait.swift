@@ -18,21 +18,24 @@ public struct DependencyWait: Sendable, Equatable, CustomStringConvertible {
 
     /// Every stage of this version, for the library's own `switch`es: the only initializer
     /// takes one, so a new stage fails to compile until each `switch` over ``known`` handles it.
-    package enum Known: String, CaseIterable, Sendable {
+    @usableFromInline package enum Known: String, CaseIterable, Sendable {
       case waiting, answered, failed
     }
 
-    private init(_ known: Known) { self.name = known.rawValue }
+    @usableFromInline init(_ known: Known) { self.name = known.rawValue }
 
     /// This stage as the enum the library switches over; every stage is one (see ``Known``).
     package var known: Known { Known(rawValue: name)! }
 
     /// The wait began: the launch deadline is paused.
+    @_alwaysEmitIntoClient
     public static var waiting: Stage { Stage(.waiting) }
     /// The wait's body returned: the dependency answered, the deadline runs again.
+    @_alwaysEmitIntoClient
     public static var answered: Stage { Stage(.answered) }
     /// The wait's body threw: the dependency did not answer. The launch stays held by it (not
     /// counted should it end now) until a later wait for it answers.
+    @_alwaysEmitIntoClient
     public static var failed: Stage { Stage(.failed) }
 
     /// The stage's name.

@@ -79,7 +79,7 @@ public struct IgnoredReason: RawRepresentable, Hashable, Sendable, CustomStringC
   /// The name events and log lines carry (`stillRunning`, `reboot`, `terminated`).
   public let rawValue: String
 
-  private init(_ rawValue: String) { self.rawValue = rawValue }
+  @usableFromInline init(_ rawValue: String) { self.rawValue = rawValue }
 
   /// The reason this version knows by that name; nil for any other.
   public init?(rawValue: String) {
@@ -88,10 +88,13 @@ public struct IgnoredReason: RawRepresentable, Hashable, Sendable, CustomStringC
   }
 
   /// Its process is still running (a parallel launch).
+  @_alwaysEmitIntoClient
   public static var stillRunning: IgnoredReason { IgnoredReason("stillRunning") }
   /// The machine rebooted since it started.
+  @_alwaysEmitIntoClient
   public static var reboot: IgnoredReason { IgnoredReason("reboot") }
   /// A stop was requested during it (SIGTERM seen by the organizer, or `stopRequested()`).
+  @_alwaysEmitIntoClient
   public static var terminated: IgnoredReason { IgnoredReason("terminated") }
 
   /// Every reason this version knows.

@@ -24,21 +24,23 @@ public struct LaunchOrganizerError: Error, Sendable, Equatable, CustomStringConv
 
     /// Every code of this version, for the library's own `switch`es: the only initializer takes
     /// one, so a new code fails to compile until each `switch` over ``known`` handles it.
-    package enum Known: String, CaseIterable, Sendable {
+    @usableFromInline package enum Known: String, CaseIterable, Sendable {
       case alreadyStarted = "already_started"
       case degraded
     }
 
-    private init(_ known: Known) { self.name = known.rawValue }
+    @usableFromInline init(_ known: Known) { self.name = known.rawValue }
 
     /// This code as the enum the library switches over; every code is one (see ``Known``).
     package var known: Known { Known(rawValue: name)! }
 
     /// `launch` or `finishLaunching` was called before on this organizer.
-    public static let alreadyStarted = Code(.alreadyStarted)
+    @_alwaysEmitIntoClient
+    public static var alreadyStarted: Code { Code(.alreadyStarted) }
     /// Every level was attempted and the policy says to stay degraded: the repair ran and the
     /// launch must not; serve degraded or wait for a stop (``LaunchOrganizerError/level``).
-    public static let degraded = Code(.degraded)
+    @_alwaysEmitIntoClient
+    public static var degraded: Code { Code(.degraded) }
 
     /// The name.
     public var description: String { name }
@@ -49,13 +51,14 @@ public struct LaunchOrganizerError: Error, Sendable, Equatable, CustomStringConv
   /// The last level attempted, for ``Code-swift.struct/degraded``.
   public let level: ProtectLevel?
 
-  private init(_ code: Code, level: ProtectLevel? = nil) {
+  @usableFromInline init(_ code: Code, level: ProtectLevel? = nil) {
     self.code = code
     self.level = level
   }
 
   /// `launch` or `finishLaunching` was called before on this organizer.
-  public static let alreadyStarted = LaunchOrganizerError(.alreadyStarted)
+  @_alwaysEmitIntoClient
+  public static var alreadyStarted: LaunchOrganizerError { LaunchOrganizerError(.alreadyStarted) }
 
   /// Every level was attempted and the policy says to stay degraded: the repair ran and the
   /// launch must not; serve degraded or wait for a stop.

@@ -26,7 +26,7 @@ public struct LaunchProtectionEvent: Sendable, Equatable {
     /// Every kind of this version, for the library's own `switch`es (its description, the log
     /// levels, the metrics, the probe's events): the only initializer takes one, so a new kind
     /// fails to compile until each `switch` over ``known`` handles it.
-    package enum Known: String, CaseIterable, Sendable {
+    @usableFromInline package enum Known: String, CaseIterable, Sendable {
       case launch, relaunch
       case protectEnter = "protect_enter"
       case protectFinish = "protect_finish"
@@ -41,47 +41,60 @@ public struct LaunchProtectionEvent: Sendable, Equatable {
       case privateStateDirectory = "private_state_directory"
     }
 
-    private init(_ known: Known) { self.name = known.rawValue }
+    @usableFromInline init(_ known: Known) { self.name = known.rawValue }
 
     /// This kind as the enum the library switches over; every kind is one (see ``Known``).
     package var known: Known { Known(rawValue: name)! }
 
     /// `finishLaunching` decided: ``LaunchProtectionEvent/decision`` says why.
+    @_alwaysEmitIntoClient
     public static var launch: Kind { Kind(.launch) }
     /// Protect mode was entered (``LaunchProtectionEvent/count``, ``LaunchProtectionEvent/level``);
     /// the level was persisted before this event.
+    @_alwaysEmitIntoClient
     public static var protectEnter: Kind { Kind(.protectEnter) }
     /// `protectFinished()` was called (``LaunchProtectionEvent/level``).
+    @_alwaysEmitIntoClient
     public static var protectFinish: Kind { Kind(.protectFinish) }
     /// The held launch is about to run in this process.
+    @_alwaysEmitIntoClient
     public static var relaunch: Kind { Kind(.relaunch) }
     /// `launchingFinished()` persisted count 0.
+    @_alwaysEmitIntoClient
     public static var launchingFinished: Kind { Kind(.launchingFinished) }
     /// A life action was handled (``LaunchProtectionEvent/lifeActionKey``,
     /// ``LaunchProtectionEvent/lifeActionOutcome``).
+    @_alwaysEmitIntoClient
     public static var lifeAction: Kind { Kind(.lifeAction) }
     /// The persisted state had a problem, reported and never fatal
     /// (``LaunchProtectionEvent/stateProblem``).
+    @_alwaysEmitIntoClient
     public static var stateProblem: Kind { Kind(.stateProblem) }
     /// `handleException` recorded a cause (``LaunchProtectionEvent/cause``).
+    @_alwaysEmitIntoClient
     public static var exceptionRecorded: Kind { Kind(.exceptionRecorded) }
     /// This launch ended cleanly before finishing (`exit(0)`), so it will not count
     /// (``LaunchProtectionEvent/uncountedReason``).
+    @_alwaysEmitIntoClient
     public static var uncountedExit: Kind { Kind(.uncountedExit) }
     /// A phase ran past the launch deadline (``LaunchProtectionEvent/phase``,
     /// ``LaunchProtectionEvent/deadline``): the process is about to be ended by SIGABRT, and the
     /// next launch counts it.
+    @_alwaysEmitIntoClient
     public static var launchDeadlineExceeded: Kind { Kind(.launchDeadlineExceeded) }
     /// A stop was requested during the launch (SIGTERM or `stopRequested()`), recorded in the
     /// sentinel: this launch will not count, whatever ends the process.
+    @_alwaysEmitIntoClient
     public static var stopRequested: Kind { Kind(.stopRequested) }
     /// Every level was attempted and the launch died again (``LaunchProtectionEvent/count``,
     /// ``LaunchProtectionEvent/level``); ``LaunchProtectionEvent/exhaustedAction`` is what
     /// happens now.
+    @_alwaysEmitIntoClient
     public static var levelsExhausted: Kind { Kind(.levelsExhausted) }
     /// Other users can write the configured state directory, so the state is kept in its
     /// private subdirectory `private-<uid>` (``LaunchProtectionEvent/stateDirectory``, and
     /// why: ``LaunchProtectionEvent/stateDirectoryReason``). Said once per process.
+    @_alwaysEmitIntoClient
     public static var privateStateDirectory: Kind { Kind(.privateStateDirectory) }
 
     /// The name.
@@ -173,10 +186,13 @@ public struct LaunchProtectionEvent: Sendable, Equatable {
     }
   }
 
-  private init(_ kind: Kind, _ payload: Payload? = nil) {
+  private init(_ kind: Kind, _ payload: Payload?) {
     self.kind = kind
     self.payload = payload
   }
+
+  /// An event without a payload; the constants below are compiled into the caller.
+  @usableFromInline init(_ kind: Kind) { self.init(kind, nil) }
 
   /// `finishLaunching` decided; the decision says why.
   public static func launch(_ decision: LaunchDecision) -> LaunchProtectionEvent {
@@ -194,9 +210,11 @@ public struct LaunchProtectionEvent: Sendable, Equatable {
   }
 
   /// The held launch is about to run in this process.
+  @_alwaysEmitIntoClient
   public static var relaunch: LaunchProtectionEvent { LaunchProtectionEvent(.relaunch) }
 
   /// `launchingFinished()` persisted count 0.
+  @_alwaysEmitIntoClient
   public static var launchingFinished: LaunchProtectionEvent { LaunchProtectionEvent(.launchingFinished) }
 
   /// A life action was handled.
@@ -227,6 +245,7 @@ public struct LaunchProtectionEvent: Sendable, Equatable {
 
   /// A stop was requested during the launch (SIGTERM or `stopRequested()`), recorded in the
   /// sentinel: this launch will not count, whatever ends the process.
+  @_alwaysEmitIntoClient
   public static var stopRequested: LaunchProtectionEvent { LaunchProtectionEvent(.stopRequested) }
 
   /// Every level was attempted and the launch died again; `action` is what happens now.

@@ -9,14 +9,14 @@ extension DurableFile {
   /// The state file's contents: one read of a buffer a byte larger than the usual file (two
   /// 4 KiB slots), which returns short at its end, so no `fstat` is spent on the size; a
   /// larger file (grown slots, or not a state file) is read on to its end.
-  static func readState(_ fd: Int32) -> Result<[UInt8], Failure> {
-    readAtOnce(fd, capacity: 2 * 4096 + 1)
+  static func readState(_ fd: Int32) throws(Failure) -> [UInt8] {
+    try readAtOnce(fd, capacity: 2 * 4096 + 1)
   }
 
   /// `fd`'s contents from one `read` of `capacity` bytes when it returns short (the end was
   /// reached); a read that fills the buffer is followed by `readAll` to the end. With `offset`,
   /// read from there with `pread`, whatever the descriptor's own offset.
-  static func readAtOnce(_ fd: Int32, capacity: Int, from offset: Int? = nil) -> Result<[UInt8], Failure> {
+  static func readAtOnce(_ fd: Int32, capacity: Int, from offset: Int? = nil) throws(Failure) -> [UInt8] {
     var code: Int32 = 0
     let first = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
       count = 0
@@ -26,16 +26,16 @@ extension DurableFile {
       } while read < 0 && errno == EINTR
       if read < 0 { code = errno } else { count = read }
     }
-    if code != 0 { return .failure(Failure(operation: "read", errno: code)) }
-    guard first.count == capacity else { return .success(first) }
-    return readAll(fd, from: offset.map { $0 + first.count }).map { first + $0 }
+    if code != 0 { throw Failure(operation: "read", errno: code) }
+    guard first.count == capacity else { return first }
+    return try first + readAll(fd, from: offset.map { $0 + first.count })
   }
 
   /// The contents of an open file. A regular file is read in reads of the size `fstat` gave
   /// (one for the state file: its size changes only by a rename, which makes a new inode, so
   /// no extra read is spent to find the end); anything else until a read returns 0. With
   /// `offset`, from there with `pread`.
-  static func readAll(_ fd: Int32, from offset: Int? = nil) -> Result<[UInt8], Failure> {
+  static func readAll(_ fd: Int32, from offset: Int? = nil) throws(Failure) -> [UInt8] {
     var info = stat()
     let size: Int? =
       fstat(fd, &info) == 0 && info.st_mode & S_IFMT == S_IFREG && info.st_size > 0 ? Int(info.st_size) : nil
@@ -63,9 +63,9 @@ extension DurableFile {
           count += read
         }
       }
-      if code != 0 { return .failure(Failure(operation: "read", errno: code)) }
+      if code != 0 { throw Failure(operation: "read", errno: code) }
       if bytes.isEmpty { bytes = chunk } else { bytes += chunk }
-      if atEnd || bytes.count == size { return .success(bytes) }
+      if atEnd || bytes.count == size { return bytes }
       capacity = max(4096, bytes.count)
     }
   }
@@ -77,8 +77,7 @@ extension DurableFile {
     let fd = open(path, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else { return nil }
     defer { close(fd) }
-    guard case .success(let bytes) = readAtOnce(fd, capacity: 4096) else { return nil }
-    return bytes
+    return try? readAtOnce(fd, capacity: 4096)
   }
 }
 

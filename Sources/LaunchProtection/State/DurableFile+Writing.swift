@@ -11,20 +11,21 @@ extension DurableFile {
   /// Atomically replaces `name` of `directory` with `bytes`: a new temporary file (`O_EXCL`,
   /// `O_NOFOLLOW`, private: `mode`, given to `readerGroup` when set), renamed over it. With
   /// `sync`, durably: the temp file is fsynced before the rename and the directory after it.
+  /// Nil when done, else the failure (not a `Result`: see `StateStore.decode`).
   static func replace(
     _ name: String, in directory: StateDirectory, with bytes: [UInt8], uniqueSuffix: String, sync: Bool,
     readerGroup: UInt32?, failpoints: FailpointRegistry
-  ) -> Result<Void, Failure> {
+  ) -> Failure? {
     let temporary = "\(name).tmp-\(uniqueSuffix)"
-    func fail(_ operation: String, _ code: Int32, closing fd: Int32 = -1) -> Result<Void, Failure> {
+    func fail(_ operation: String, _ code: Int32, closing fd: Int32 = -1) -> Failure? {
       if fd >= 0 { close(fd) }
       unlinkat(directory.fd, temporary, 0)
-      return .failure(Failure(operation: operation, errno: code))
+      return Failure(operation: operation, errno: code)
     }
     let fd = openat(directory.fd, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
     guard fd >= 0 else {
       let code = errno
-      return .failure(Failure(opening: directory.path(of: temporary), code))
+      return Failure(opening: directory.path(of: temporary), code)
     }
     if let group = readerGroup { FileTrust.shareWithGroup(fd, group, mode: 0o640) }
     if case .fail(let code) = failpoints.evaluate("store.write") { return fail("write", code, closing: fd) }
@@ -36,45 +37,45 @@ extension DurableFile {
     guard close(fd) == 0 else { return fail("close", errno) }
     if case .fail(let code) = failpoints.evaluate("store.rename") { return fail("rename", code) }
     guard renameat(directory.fd, temporary, directory.fd, name) == 0 else { return fail("rename", errno) }
-    guard sync else { return .success(()) }
+    guard sync else { return nil }
     // The rename is durable only once the directory entry is.
     if case .fail(let code) = failpoints.evaluate("store.fsync") {
-      return .failure(Failure(operation: "fsync directory", errno: code))
+      return Failure(operation: "fsync directory", errno: code)
     }
     let readable = StateDirectory.readable(directory.fd)
-    guard readable >= 0 else { return .failure(Failure(operation: "open directory", errno: errno)) }
+    guard readable >= 0 else { return Failure(operation: "open directory", errno: errno) }
     defer { close(readable) }
-    guard fsync(readable) == 0 else { return .failure(Failure(operation: "fsync directory", errno: errno)) }
-    return .success(())
+    guard fsync(readable) == 0 else { return Failure(operation: "fsync directory", errno: errno) }
+    return nil
   }
 
   /// Writes `bytes` at `offset` of the existing file `name` of `directory` in one `pwrite`
   /// (no fsync); the file is refused as `openForUpdate` refuses it.
   static func overwrite(
     _ name: String, in directory: StateDirectory, at offset: Int, with bytes: [UInt8], failpoints: FailpointRegistry
-  ) -> Result<Void, Failure> {
+  ) -> Failure? {
     let fd = openat(directory.fd, name, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
     guard fd >= 0 else {
       let code = errno
-      return .failure(Failure(opening: directory.path(of: name), code))
+      return Failure(opening: directory.path(of: name), code)
     }
     defer { close(fd) }
     var info = stat()
     if let refusal = FileTrust.check(fd, path: directory.path(of: name), uid: directory.uid, info: &info) {
-      return .failure(Failure(refusal: refusal))
+      return Failure(refusal: refusal)
     }
     return overwrite(fd, at: offset, with: bytes, failpoints: failpoints)
   }
 
   /// Writes `bytes` at `offset` of the file open as `fd` (writable) in one `pwrite` (no fsync).
   static func overwrite(_ fd: Int32, at offset: Int, with bytes: [UInt8], failpoints: FailpointRegistry)
-    -> Result<Void, Failure>
+    -> Failure?
   {
     if case .fail(let code) = failpoints.evaluate("store.write") {
-      return .failure(Failure(operation: "write", errno: code))
+      return Failure(operation: "write", errno: code)
     }
-    if let code = writeAll(fd, bytes, at: offset) { return .failure(Failure(operation: "write", errno: code)) }
-    return .success(())
+    if let code = writeAll(fd, bytes, at: offset) { return Failure(operation: "write", errno: code) }
+    return nil
   }
 
   /// `pwrite` until done; the errno of a failure.

@@ -55,18 +55,19 @@ enum DurableFile {
   /// Reads the whole file `name` of `directory` with its `fstat`; nil when it does not exist.
   /// A symlink is not followed, a FIFO not waited on, and a file that is not a regular file
   /// of a trusted owner is not read (`Failure.refusal`).
-  static func read(in directory: StateDirectory, _ name: String) -> Result<(bytes: [UInt8], info: stat)?, Failure> {
+  static func read(in directory: StateDirectory, _ name: String) throws(Failure) -> (bytes: [UInt8], info: stat)? {
     let fd = openat(directory.fd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
     if fd < 0 {
       let code = errno
-      return code == ENOENT ? .success(nil) : .failure(Failure(opening: directory.path(of: name), code))
+      if code == ENOENT { return nil }
+      throw Failure(opening: directory.path(of: name), code)
     }
     defer { close(fd) }
     var info = stat()
     if let refusal = FileTrust.check(fd, path: directory.path(of: name), uid: directory.uid, info: &info) {
-      return .failure(Failure(refusal: refusal))
+      throw Failure(refusal: refusal)
     }
-    return readAll(fd).map { ($0, info) }
+    return (try readAll(fd), info)
   }
 
   /// The state file opened once for an update: read, and written in place through the same
@@ -107,8 +108,8 @@ enum DurableFile {
 
   /// The whole contents of the open file `fd` from its start, with `pread` (a kept descriptor's
   /// offset is wherever the last read left it), read as `openForUpdate` reads it.
-  static func reread(_ fd: Int32) -> Result<[UInt8], Failure> {
-    readAtOnce(fd, capacity: 2 * 4096 + 1, from: 0)
+  static func reread(_ fd: Int32) throws(Failure) -> [UInt8] {
+    try readAtOnce(fd, capacity: 2 * 4096 + 1, from: 0)
   }
 
   /// Opens `name` of `directory` read-write (read-only when writing is refused) and reads it
@@ -116,7 +117,7 @@ enum DurableFile {
   /// open than `mode` (an older version made it 0644) is narrowed to it. Without, a FIFO still
   /// never blocks (`O_NONBLOCK`: its read fails) and no link is followed.
   static func openForUpdate(in directory: StateDirectory, _ name: String, mode: mode_t, check: Bool = true) -> (
-    Opened, Result<Void, Failure>
+    Opened, Failure?
   ) {
     var writable = true
     let flags = O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK
@@ -128,23 +129,23 @@ enum DurableFile {
     let none = Opened(fd: -1, writable: false, bytes: nil, identity: nil)
     if fd < 0 {
       let code = errno
-      return (none, code == ENOENT ? .success(()) : .failure(Failure(opening: directory.path(of: name), code)))
+      return (none, code == ENOENT ? nil : Failure(opening: directory.path(of: name), code))
     }
     var identity: FileIdentity?
     if check {
       var info = stat()
       if let refusal = FileTrust.check(fd, path: directory.path(of: name), uid: directory.uid, info: &info) {
         _ = closeDescriptor(fd)
-        return (none, .failure(Failure(refusal: refusal)))
+        return (none, Failure(refusal: refusal))
       }
       if writable, info.st_mode & 0o777 & ~mode != 0 { fchmod(fd, info.st_mode & mode & 0o777) }
       identity = FileIdentity(info)
     }
-    switch readState(fd) {
-    case .success(let bytes):
-      return (Opened(fd: fd, writable: writable, bytes: bytes, identity: identity), .success(()))
-    case .failure(let failure):
-      return (Opened(fd: fd, writable: writable, bytes: nil, identity: nil), .failure(failure))
+    do throws(Failure) {
+      let bytes = try readState(fd)
+      return (Opened(fd: fd, writable: writable, bytes: bytes, identity: identity), nil)
+    } catch {
+      return (Opened(fd: fd, writable: writable, bytes: nil, identity: nil), error)
     }
   }
 }

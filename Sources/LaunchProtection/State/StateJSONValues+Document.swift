@@ -23,19 +23,12 @@ extension StateJSON.Document {
   // kept to a few lines, the work is in functions without a closure.
 
   func double(_ index: Int, path: @autoclosure () -> String) throws(StateJSON.DecodeError) -> Double {
-    switch doubleValue(index) {
-    case .success(let value): return value
-    case .failure(let failure): throw failure.error(path: path())
-    }
+    do throws(ValueFailure) { return try doubleValue(index) } catch { throw error.error(path: path()) }
   }
 
   @inline(never)
-  private func doubleValue(_ index: Int) -> Result<Double, ValueFailure> {
-    let text: String
-    switch numberText(index, expected: "a number") {
-    case .success(let checked): text = checked
-    case .failure(let failure): return .failure(failure)
-    }
+  private func doubleValue(_ index: Int) throws(ValueFailure) -> Double {
+    let text = try numberText(index, expected: "a number")
     // The grammar was checked, which Double's parser accepts. Out of range either way
     // (infinite, or a nonzero number that became 0) does not fit, as for JSONDecoder.
     guard let value = Double(text), value.isFinite,
@@ -44,30 +37,31 @@ extension StateJSON.Document {
           $0 >= UInt8(ascii: "1") && $0 <= UInt8(ascii: "9")
         })
     else {
-      return .failure(.wrongType("number \(text) does not fit Double"))
+      throw .wrongType("number \(text) does not fit Double")
     }
-    return .success(value)
+    return value
   }
 
   /// An integer of type `T`: digits exactly; a number written with a fraction or exponent
   /// (`3.0`, `3e0`) only when it is exactly a whole number `T` holds.
   func integer<T: FixedWidthInteger>(_ index: Int, path: @autoclosure () -> String) throws(StateJSON.DecodeError) -> T {
-    switch numberText(index, expected: "an integer") {
-    case .success(let text):
-      if let exact: T = Self.exactly(text) { return exact }
-      throw ValueFailure.doesNotFit(text, T.self).error(path: path())
-    case .failure(let failure): throw failure.error(path: path())
+    let text: String
+    do throws(ValueFailure) { text = try numberText(index, expected: "an integer") } catch {
+      throw error.error(path: path())
     }
+    if let exact: T = Self.exactly(text) { return exact }
+    throw ValueFailure.doesNotFit(text, T.self).error(path: path())
   }
 
-  /// The text of the number at `index`, its grammar checked, not yet converted.
+  /// The text of the number at `index`, its grammar checked, not yet converted. Typed throws,
+  /// not a `Result`: see `StateStore.decode`.
   @inline(never)
-  private func numberText(_ index: Int, expected: String) -> Result<String, ValueFailure> {
+  private func numberText(_ index: Int, expected: String) throws(ValueFailure) -> String {
     guard nodes[index].kind == .number else {
-      return .failure(.wrongType("expected \(expected), found \(describe(index))"))
+      throw .wrongType("expected \(expected), found \(describe(index))")
     }
-    do throws(StateJSON.DecodeError) { try checkNumber(index) } catch { return .failure(.complete(error)) }
-    return .success(text(nodes[index]))
+    do throws(StateJSON.DecodeError) { try checkNumber(index) } catch { throw .complete(error) }
+    return text(nodes[index])
   }
 
   @inline(never)

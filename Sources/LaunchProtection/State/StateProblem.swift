@@ -30,7 +30,7 @@ public struct StateProblem: Error, Sendable, Hashable, CustomStringConvertible {
     /// Every code of this version, as an enum, for the library's own `switch`es: the only
     /// initializer takes one, so a code added below fails to compile until each `switch` over
     /// ``known`` handles it (a `default` would call it something it is not).
-    package enum Known: String, CaseIterable, Sendable {
+    @usableFromInline package enum Known: String, CaseIterable, Sendable {
       case corrupt, unreadable, untrusted
       case futureVersion = "future_version"
       case writeFailed = "write_failed"
@@ -38,30 +38,37 @@ public struct StateProblem: Error, Sendable, Hashable, CustomStringConvertible {
       case wrongFileType = "wrong_file_type"
     }
 
-    private init(_ known: Known) { self.name = known.rawValue }
+    @usableFromInline init(_ known: Known) { self.name = known.rawValue }
 
     /// This code as the enum the library switches over; every code is one (see ``Known``).
     package var known: Known { Known(rawValue: name)! }
 
     /// The file did not parse (truncated, garbage, wrong shape).
-    public static let corrupt = Code(.corrupt)
+    @_alwaysEmitIntoClient
+    public static var corrupt: Code { Code(.corrupt) }
     /// The file was written by a newer version of the library.
-    public static let futureVersion = Code(.futureVersion)
+    @_alwaysEmitIntoClient
+    public static var futureVersion: Code { Code(.futureVersion) }
     /// The file exists but could not be read.
-    public static let unreadable = Code(.unreadable)
+    @_alwaysEmitIntoClient
+    public static var unreadable: Code { Code(.unreadable) }
     /// Persisting the state failed at ``StateProblem/operation``.
-    public static let writeFailed = Code(.writeFailed)
+    @_alwaysEmitIntoClient
+    public static var writeFailed: Code { Code(.writeFailed) }
     /// The advisory lock could not be taken; the update ran without it.
-    public static let lockUnavailable = Code(.lockUnavailable)
+    @_alwaysEmitIntoClient
+    public static var lockUnavailable: Code { Code(.lockUnavailable) }
     /// The path is owned by another user, or sits in a directory another user can write:
     /// it is ignored (never read, counted or written through). ``StateProblem/owner`` and
     /// ``StateProblem/mode`` say why.
-    public static let untrusted = Code(.untrusted)
+    @_alwaysEmitIntoClient
+    public static var untrusted: Code { Code(.untrusted) }
     /// A symlink, FIFO, socket, device or directory stands where a regular file (or, for the
     /// state directory, a directory) should be: it is not followed, opened or read. A symlink
     /// as the state directory itself is followed when trusted (the Security article); a chain
     /// of more than 8 links, or one that ends elsewhere than at a directory, is this problem.
-    public static let wrongFileType = Code(.wrongFileType)
+    @_alwaysEmitIntoClient
+    public static var wrongFileType: Code { Code(.wrongFileType) }
 
     /// The name.
     public var description: String { name }

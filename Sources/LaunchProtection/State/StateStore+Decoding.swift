@@ -23,18 +23,21 @@ extension StateStore {
   }
 
   /// `known`: a file whose state is known (the last write), answered without reading it again.
+  /// `read` is what reading the file gave: its bytes (nil: no file) or why it could not be read.
+  /// Typed throws, not a `Result`: the first `Result` of a new error type costs a launch a
+  /// scan of every protocol conformance in the program (Benchmarks: start-to-exit).
   static func decode(
-    _ read: Result<[UInt8]?, DurableFile.Failure>, path: @autoclosure () -> String, known: Written = Written()
-  ) -> Result<Loaded, StateProblem> {
+    _ read: () throws(DurableFile.Failure) -> [UInt8]?, path: @autoclosure () -> String, known: Written = Written()
+  ) throws(StateProblem) -> Loaded {
     let bytes: [UInt8]
-    switch read {
-    case .success(nil): return .success(Loaded(state: nil, layout: .none))
-    case .success(let some?): bytes = some
-    case .failure(let failure):
-      return .failure(failure.refusal ?? .unreadable(path: path(), errno: failure.errno, movedTo: nil))
+    do throws(DurableFile.Failure) {
+      guard let some = try read() else { return Loaded(state: nil, layout: .none) }
+      bytes = some
+    } catch {
+      throw error.refusal ?? .unreadable(path: path(), errno: error.errno, movedTo: nil)
     }
-    guard !bytes.isEmpty else { return .failure(.corrupt(path: path(), movedTo: nil, detail: "empty file")) }
-    if Self.sameBytes(bytes, known.file) { return .success(Loaded(state: known.state, layout: known.layout)) }
+    guard !bytes.isEmpty else { throw .corrupt(path: path(), movedTo: nil, detail: "empty file") }
+    if Self.sameBytes(bytes, known.file) { return Loaded(state: known.state, layout: known.layout) }
     var json = bytes
     var layout = StateFileFormat.Layout.none
     if StateFileFormat.isSlotted(bytes) {
@@ -43,28 +46,29 @@ extension StateStore {
         json = decoded.stateJSON
         layout = decoded.layout
       case .failure(let damage):
-        return .failure(.corrupt(path: path(), movedTo: nil, detail: damage.detail))
+        throw .corrupt(path: path(), movedTo: nil, detail: damage.detail)
       }
     }
+    // The whole text must be JSON before any field counts; then the version alone, so a
+    // newer format is reported as such whatever else it holds.
+    func corrupt(_ error: StateJSON.DecodeError) -> StateProblem {
+      .corrupt(path: path(), movedTo: nil, detail: error.detail(byteCount: json.count))
+    }
+    let document: StateJSON.Document
+    let version: Int
     do throws(StateJSON.DecodeError) {
-      // The whole text must be JSON before any field counts; then the version alone, so a
-      // newer format is reported as such whatever else it holds.
-      let document = try StateJSON.Document(json)
-      let version = try document.version()
-      guard version <= LaunchState.currentVersion else {
-        return .failure(
-          .futureVersion(path: path(), found: version, supported: LaunchState.currentVersion, movedTo: nil))
-      }
-      guard version >= 1 else {
-        return .failure(.corrupt(path: path(), movedTo: nil, detail: "invalid version \(version)"))
-      }
-      let state = try document.state()
-      if let outOfRange = state.rangeProblem {
-        return .failure(.corrupt(path: path(), movedTo: nil, detail: "value out of range: \(outOfRange)"))
-      }
-      return .success(Loaded(state: state, layout: layout))
-    } catch {
-      return .failure(.corrupt(path: path(), movedTo: nil, detail: error.detail(byteCount: json.count)))
+      document = try StateJSON.Document(json)
+      version = try document.version()
+    } catch { throw corrupt(error) }
+    guard version <= LaunchState.currentVersion else {
+      throw .futureVersion(path: path(), found: version, supported: LaunchState.currentVersion, movedTo: nil)
     }
+    guard version >= 1 else { throw .corrupt(path: path(), movedTo: nil, detail: "invalid version \(version)") }
+    let state: LaunchState
+    do throws(StateJSON.DecodeError) { state = try document.state() } catch { throw corrupt(error) }
+    if let outOfRange = state.rangeProblem {
+      throw .corrupt(path: path(), movedTo: nil, detail: "value out of range: \(outOfRange)")
+    }
+    return Loaded(state: state, layout: layout)
   }
 }

@@ -95,16 +95,17 @@ extension StateStore {
 
     // Opened once: read here, and an in-place write goes through the same descriptor.
     var file: DurableFile.Opened
-    var opened: Result<Void, DurableFile.Failure>
+    // Why the file could not be read, if it could not.
+    var opened: DurableFile.Failure?
     if files.state >= 0, let identity = files.stateIdentity,
       DurableFile.sameFile(StateDirectory.stateName, in: directory, as: identity)
     {
       file = DurableFile.Opened(fd: files.state, writable: files.stateWritable, bytes: nil, identity: identity)
-      switch DurableFile.reread(files.state) {
-      case .success(let bytes):
-        file.bytes = bytes
-        opened = .success(())
-      case .failure(let failure): opened = .failure(failure)
+      do throws(DurableFile.Failure) {
+        file.bytes = try DurableFile.reread(files.state)
+        opened = nil
+      } catch {
+        opened = error
       }
     } else {
       if files.state >= 0 { closeDescriptor(files.state) }
@@ -138,12 +139,16 @@ extension StateStore {
     var state: LaunchState
     var layout = StateFileFormat.Layout.none
     let known = lastWritten.withLock { $0 }
-    switch Self.decode(opened.map { file.bytes }, path: directory.path(of: StateDirectory.stateName), known: known) {
-    case .success(let loaded):
+    do throws(StateProblem) {
+      let read = { () throws(DurableFile.Failure) in
+        if let opened { throw opened }
+        return file.bytes
+      }
+      let loaded = try Self.decode(read, path: directory.path(of: StateDirectory.stateName), known: known)
       state = loaded.state ?? LaunchState()
       layout = loaded.layout
-    case .failure(let problem):
-      problems.append(moveAside(problem, named: StateDirectory.stateName, in: directory))
+    } catch {
+      problems.append(moveAside(error, named: StateDirectory.stateName, in: directory))
       stateRenamed = true
       state = LaunchState()
     }

@@ -66,10 +66,8 @@ extension StateStore {
     return nil
   }
 
-  private static func problem(_ result: Result<Void, DurableFile.Failure>, path: @autoclosure () -> String)
-    -> StateProblem?
-  {
-    guard case .failure(let failure) = result else { return nil }
+  private static func problem(_ result: DurableFile.Failure?, path: @autoclosure () -> String) -> StateProblem? {
+    guard let failure = result else { return nil }
     return failure.refusal ?? .writeFailed(path: path(), operation: failure.operation, errno: failure.errno)
   }
 

@@ -140,10 +140,11 @@ public final class StateStore: Sendable {
     case .failure(let problem): throw ReadError(problem: problem)
     }
     defer { close(opened.fd) }
-    let read = DurableFile.read(in: opened, StateDirectory.stateName).map { $0?.bytes }
-    switch Self.decode(read, path: opened.path(of: StateDirectory.stateName)) {
-    case .success(let loaded): return loaded.state
-    case .failure(let problem): throw ReadError(problem: problem)
+    do throws(StateProblem) {
+      let read = { () throws(DurableFile.Failure) in try DurableFile.read(in: opened, StateDirectory.stateName)?.bytes }
+      return try Self.decode(read, path: opened.path(of: StateDirectory.stateName)).state
+    } catch {
+      throw ReadError(problem: error)
     }
   }
 

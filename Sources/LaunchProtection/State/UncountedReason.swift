@@ -5,7 +5,7 @@ public struct UncountedReason: RawRepresentable, Hashable, Codable, Sendable, Cu
   /// The name the state file and events hold (`cleanExit`, `terminated`, `reboot`).
   public let rawValue: String
 
-  private init(_ rawValue: String) { self.rawValue = rawValue }
+  @usableFromInline init(_ rawValue: String) { self.rawValue = rawValue }
 
   /// The reason this version knows by that name; nil for any other (a state file written by a
   /// newer version is reported, not guessed at).
@@ -15,10 +15,13 @@ public struct UncountedReason: RawRepresentable, Hashable, Codable, Sendable, Cu
   }
 
   /// The process called `exit(0)` during launch.
+  @_alwaysEmitIntoClient
   public static var cleanExit: UncountedReason { UncountedReason("cleanExit") }
   /// A stop was requested during the launch (a clean shutdown).
+  @_alwaysEmitIntoClient
   public static var terminated: UncountedReason { UncountedReason("terminated") }
   /// The machine rebooted since (boot id changed).
+  @_alwaysEmitIntoClient
   public static var reboot: UncountedReason { UncountedReason("reboot") }
 
   /// Every reason this version knows.

@@ -37,12 +37,12 @@ public struct StopSignalReport: Sendable, Equatable, CustomStringConvertible {
     /// Every kind of owner of this version, for the library's own `switch`es: the only
     /// initializer takes one, so a new kind fails to compile until each `switch` over ``known``
     /// handles it.
-    package enum Known: String, CaseIterable, Sendable {
+    @usableFromInline package enum Known: String, CaseIterable, Sendable {
       case ignored, handler, signalfd
       case dispatchSource = "dispatch_source"
     }
 
-    private init(_ known: Known, descriptor: Int32? = nil) {
+    @usableFromInline init(_ known: Known, descriptor: Int32? = nil) {
       self.name = known.rawValue
       self.descriptor = descriptor
     }
@@ -51,11 +51,14 @@ public struct StopSignalReport: Sendable, Equatable, CustomStringConvertible {
     package var known: Known { Known(rawValue: name)! }
 
     /// SIGTERM is ignored (`SIG_IGN`): a SIGTERM is no stop, and a stop must come another way.
+    @_alwaysEmitIntoClient
     public static var ignored: Owner { Owner(.ignored) }
     /// A Dispatch signal source took SIGTERM (libdispatch's handler replaced the organizer's);
     /// the organizer added a source of its own beside it.
+    @_alwaysEmitIntoClient
     public static var dispatchSource: Owner { Owner(.dispatchSource) }
     /// A handler replaced the organizer's; the organizer's went in front of it again.
+    @_alwaysEmitIntoClient
     public static var handler: Owner { Owner(.handler) }
     /// SIGTERM is blocked and read through a signalfd (this descriptor) that is not
     /// libdispatch's: the organizer cannot see a stop taken there.

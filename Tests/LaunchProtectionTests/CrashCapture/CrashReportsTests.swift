@@ -205,7 +205,7 @@ extension CrashReports {
         url.deletingLastPathComponent().path, create: false, notices: &notices)
     else { return nil }
     defer { close(directory.fd) }
-    guard case .success(let file?) = DurableFile.read(in: directory, url.lastPathComponent) else { return nil }
+    guard let file = try? DurableFile.read(in: directory, url.lastPathComponent) else { return nil }
     return parse(file.bytes, info: file.info)
   }
 }

@@ -170,7 +170,7 @@ final class TrustRuleTests: XCTestCase {
     let result = DurableFile.replace(
       "launch-state.json", in: opened, with: Array("{}\n".utf8), uniqueSuffix: "planted", sync: false,
       readerGroup: nil, failpoints: .shared)
-    guard case .failure(let failure) = result else { return XCTFail("O_EXCL must refuse the planted name") }
+    guard let failure = result else { return XCTFail("O_EXCL must refuse the planted name") }
     XCTAssertEqual(failure.errno, EEXIST)
     XCTAssertEqual(try String(contentsOfFile: outside, encoding: .utf8), "outside\n", "not followed")
   }

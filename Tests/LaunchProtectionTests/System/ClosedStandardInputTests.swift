@@ -49,7 +49,7 @@ final class ClosedStandardInputTests: XCTestCase {
         "launch-state.json", in: directory, with: Array("{}\n".utf8), uniqueSuffix: "zero", sync: false,
         readerGroup: nil, failpoints: failpoints)
     }
-    guard case .failure(let failure) = result else { return XCTFail("the write failpoint fails the replace") }
+    guard let failure = result else { return XCTFail("the write failpoint fails the replace") }
     XCTAssertEqual(failure.operation, "write")
     XCTAssertFalse(stillOpen, "the temporary file opened as descriptor 0 was closed")
   }
@@ -85,7 +85,7 @@ final class ClosedStandardInputTests: XCTestCase {
       defer { opened.close() }
       return (opened, result)
     }
-    guard case .success = result else { return XCTFail("\(result)") }
+    if let result { return XCTFail("\(result)") }
     XCTAssertEqual(opened.fd, 0)
     XCTAssertTrue(opened.writable)
     XCTAssertEqual(opened.bytes, Array("{}\n".utf8))
@@ -107,7 +107,7 @@ final class ClosedStandardInputTests: XCTestCase {
     let (result, _) = withDescriptorZeroFree {
       DurableFile.overwrite("slots", in: directory, at: 4, with: Array("ok".utf8), failpoints: FailpointRegistry())
     }
-    guard case .success = result else { return XCTFail("\(result)") }
+    if let result { return XCTFail("\(result)") }
     XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8), "    ok          ")
   }
 
@@ -115,15 +115,15 @@ final class ClosedStandardInputTests: XCTestCase {
   /// (the first the process opened) too.
   func testADurableReplaceSyncsADirectoryOpenedAsDescriptorZero() throws {
     let path = try stateDirectory()
-    let (result, _) = withDescriptorZeroFree { () -> Result<Void, DurableFile.Failure> in
-      guard let directory = try? opened(path) else { return .failure(.init(operation: "open directory", errno: 0)) }
+    let (result, _) = withDescriptorZeroFree { () -> DurableFile.Failure? in
+      guard let directory = try? opened(path) else { return .init(operation: "open directory", errno: 0) }
       defer { close(directory.fd) }
       XCTAssertEqual(directory.fd, 0)
       return DurableFile.replace(
         "launch-state.json", in: directory, with: Array("{}\n".utf8), uniqueSuffix: "zero", sync: true,
         readerGroup: nil, failpoints: FailpointRegistry())
     }
-    guard case .success = result else { return XCTFail("\(result)") }
+    if let result { return XCTFail("\(result)") }
   }
 
   func testANotifyDatagramIsSentFromDescriptorZero() {
