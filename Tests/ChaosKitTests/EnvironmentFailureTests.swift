@@ -22,10 +22,12 @@ final class EnvironmentFailureTests: XCTestCase {
       failures: failed ? [ScenarioFailure(.signal, "expected signal SIGTERM, saw timeout")] : [])
   }
 
-  func testARuntimeThatMadeNoContainerIsTheMachine() {
+  /// A container runtime that made no container was the harness's own race (two probes in
+  /// one folder), not the machine: such an error is never run again.
+  func testOnlyTheKnownSignatureIsTheMachine() {
     let error = result(
       .error, messages: ["runc cannot run a container here (runc run ended exit(1) without creating container c-1)"])
-    XCTAssertNotNil(error.environmentFailure)
+    XCTAssertNil(error.environmentFailure)
     XCTAssertNil(result(.error, messages: ["target not found"]).environmentFailure)
     XCTAssertNil(result(.failed, messages: ["expected count 1, saw 2"]).environmentFailure)
   }

@@ -22,15 +22,11 @@ extension ScenarioRunner {
 
 extension ScenarioResult {
   /// Why this result says nothing of the target, when the machine failed under it; nil
-  /// otherwise. Two such failures are known, both seen only on a loaded machine:
-  /// - the container runtime ended before it created the container (the target never ran);
-  /// - under real systemd, the harness's `ExecStopPost=` exit recorder could not be put in the
-  ///   unit's control group (`status=219/CGROUP`, cgroup v1), so how a start ended is unknown.
+  /// otherwise. One such failure is known, seen only on a loaded machine: under real systemd,
+  /// the harness's `ExecStopPost=` exit recorder could not be put in the unit's control group
+  /// (`status=219/CGROUP`, cgroup v1), so how a start ended is unknown.
   package var environmentFailure: String? {
     guard !passed, skipped == nil else { return nil }
-    if status == .error, let message = messages.first(where: { $0.contains("without creating container") }) {
-      return "the container runtime failed before it created the container: " + message
-    }
     for process in processes where !process.failures.isEmpty {
       let journal = process.artifacts + "/journal.txt"
       guard let text = try? String(contentsOfFile: journal, encoding: .utf8),

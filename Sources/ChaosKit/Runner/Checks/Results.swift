@@ -84,8 +84,8 @@ public struct ScenarioResult: Encodable, Sendable {
   /// another reason. A skipped scenario's `status` is `error`: it did not run.
   public var skipped: ScenarioSkip? = nil
   /// Why the scenario ran a second time: its first attempt failed in the machine, not in the
-  /// target (a container runtime that made no container; systemd refusing the harness's exit
-  /// recorder a control group). This result is the second attempt's; nil when it ran once.
+  /// target (systemd refusing the harness's exit recorder a control group). This result is the
+  /// second attempt's; nil when it ran once.
   public var retried: String? = nil
 
   /// Whether it passed.

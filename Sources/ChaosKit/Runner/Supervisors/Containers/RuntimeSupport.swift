@@ -6,6 +6,9 @@ import Synchronization
 /// seccomp or AppArmor policy that forbids it), the scenario is an error that says why (without
 /// root and CAP_SYS_ADMIN it is skipped before this probe: `checkPrivileges`).
 enum RuntimeSupport {
+  /// Each probe's answer, by runtime and init. Held while a probe runs: two scenarios that
+  /// asked at once both probed, in one folder, and the first to finish removed it under the
+  /// other (`cannot start runc: No such file or directory`, under `CI/suite-repeat --load`).
   private static let found = Mutex<[String: String?]>([:])
 
   /// Why `settings` cannot run here (nil: they can).
@@ -13,10 +16,12 @@ enum RuntimeSupport {
     guard let runtime = settings.runtime else { return nil }
     _ = StaleContainers.swept
     let key = runtime.rawValue + "/" + (settings.initProcess?.rawValue ?? "")
-    if let known = found.withLock({ $0[key] }) { return known }
-    let problem = probe(settings, runtime: runtime)
-    found.withLock { $0[key] = problem }
-    return problem
+    return found.withLock { found in
+      if let known = found[key] { return known }
+      let problem = probe(settings, runtime: runtime)
+      found[key] = problem
+      return problem
+    }
   }
 
   private static let guidance =
@@ -34,7 +39,7 @@ enum RuntimeSupport {
       return "\(name): \(program) is not installed (CI/setup installs it: apt-get install \(program))"
     }
     guard access(CgroupReader.root, F_OK) == 0 else { return "\(name): no cgroup file system at /sys/fs/cgroup" }
-    let folder = "\(OCIBundle.parent)/probe-\(getpid())-\(runtime.rawValue)"
+    let folder = "\(OCIBundle.parent)/probe-\(getpid())-\(runtime.rawValue)-\(settings.initProcess?.rawValue ?? "none")"
     mkdir(OCIBundle.parent, 0o700)
     mkdir(folder, 0o700)
     defer {
