@@ -37,17 +37,15 @@ public struct InstructionCounts: Codable, Sendable {
     return InstructionCounts(processCrashPair: Double(pair) / Double(pairs), freshFirstLaunch: Double(first))
   }
 
-  /// Instructions executed inside functions matching `collect` (valgrind's messages go to `log`).
-  private static func count(_ executable: String, _ arguments: [String], collect: String, log: String) throws
+  /// Instructions executed inside functions matching `collect`, or by the whole process when
+  /// nil (valgrind's messages go to `log`).
+  static func count(_ executable: String, _ arguments: [String], collect: String?, log: String) throws
     -> UInt64
   {
     _ = ToolLocator.run(
       ToolLocator.find("valgrind")!,
-      [
-        "--tool=callgrind", "--callgrind-out-file=/dev/null", "--log-file=\(log)", "--toggle-collect=\(collect)",
-        executable,
-      ]
-        + arguments)
+      ["--tool=callgrind", "--callgrind-out-file=/dev/null", "--log-file=\(log)"]
+        + (collect.map { ["--toggle-collect=\($0)"] } ?? []) + [executable] + arguments)
     let messages = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
     // "==123== Collected : 4567" is callgrind's total of the collected events (Ir).
     guard let line = messages.split(separator: "\n").first(where: { $0.contains("Collected :") }),
@@ -56,7 +54,7 @@ public struct InstructionCounts: Codable, Sendable {
     else {
       throw ScenarioError(
         path: executable, line: 0, column: 0,
-        message: "callgrind counted nothing in \(collect):\n" + messages.suffix(600))
+        message: "callgrind counted nothing in \(collect ?? "the process"):\n" + messages.suffix(600))
     }
     return number
   }

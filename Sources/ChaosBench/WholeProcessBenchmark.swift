@@ -64,6 +64,9 @@ public struct WholeProcessBenchmark: Sendable {
     /// Bytes of defined symbols (code and data, `nm -S`) per library module in the static
     /// `protected-launch`: LaunchProtection, Failpoints, CCrashCapture.
     public var protectedSymbolBytes: [String: Int]?
+    /// Instructions (callgrind) of one whole run of the static `protected-launch` and
+    /// `hello-essentials`, start to exit; nil without valgrind.
+    public var instructions: [String: UInt64]? = nil
   }
 
   /// `Examples/Footprint`.
@@ -164,7 +167,8 @@ public struct WholeProcessBenchmark: Sendable {
       staticCPURatio: ratio(cpuRatios, "static", "protected-launch"),
       helloConcurrencyStaticRatio: ratio(ratios, "static", "hello-concurrency"),
       withoutStopWatcherStaticRatio: ratio(ratios, "static", "protected-launch-without-stop-watcher"),
-      loadAverage: loadAverage, protectedSymbolBytes: try Self.symbolBytes(statics + "/protected-launch"))
+      loadAverage: loadAverage, protectedSymbolBytes: try Self.symbolBytes(statics + "/protected-launch"),
+      instructions: try instructions(statics))
   }
 
   /// `swift build -c release` of the programs; the directory the binaries are in.
@@ -217,6 +221,8 @@ extension BenchTables {
         + "static \(times(report.staticRatio)) (target ≤ 1.15×); CPU time (user + system): dynamic "
         + "\(times(report.dynamicCPURatio)), static \(times(report.staticCPURatio))"
         + (report.loadAverage.map { String(format: "; load average %.2f", $0) } ?? ""),
+      "instructions start to exit (callgrind, static): "
+        + WholeProcessBenchmark.describeInstructions(report.instructions),
       "context, static: hello-concurrency (the hello with Swift concurrency and libdispatch linked) "
         + "\(growth(concurrency.staticBytes, hello.staticBytes)) (strip --strip-all "
         + "\(growth(concurrency.staticStrippedBytes, hello.staticStrippedBytes))), "
