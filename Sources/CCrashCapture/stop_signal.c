@@ -238,8 +238,8 @@ static int check_locked(void) {
   // Taking it back here once swallowed the end: an app's handler we chained to set the
   // default action and raised SIGTERM again (blocked until its handler returned), ours went
   // on top in between, and that SIGTERM reached ours, already past its one stop (a hung
-  // start then outlived its stop timeout; systemd/hang-without-deadline-never-counts, 1 in
-  // about 40 loaded runs of the suite).
+  // start then outlived its stop timeout; systemd/hang-without-deadline-never-counts, once in
+  // about 20 loaded runs of the suite).
   if (atomic_load(&requested)) return 0;
   struct sigaction current;
   if (sigaction(SIGTERM, NULL, &current) != 0) return -1;
