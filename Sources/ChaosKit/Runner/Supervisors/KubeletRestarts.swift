@@ -40,13 +40,7 @@ struct KubeletRestarts {
   /// Waits `seconds`, in steps, so that Ctrl-C ends the wait; false when interrupted.
   static func sleep(_ seconds: Double) -> Bool {
     let end = MonotonicClock.nanoseconds() + UInt64(seconds * 1e9)
-    while true {
-      // One reading per turn: a later second one may be past `end` (see KubeletSession).
-      let now = MonotonicClock.nanoseconds()
-      guard now < end else { break }
-      if ChildRegistry.shared.isCancelled { return false }
-      usleep(UInt32(min(20_000, (end - now) / 1000 + 1)))
-    }
+    while !ChildRegistry.shared.isCancelled, MonotonicClock.sleepStep(until: end, atMost: 20_000) {}
     return !ChildRegistry.shared.isCancelled
   }
 }

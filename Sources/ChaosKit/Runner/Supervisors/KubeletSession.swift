@@ -90,13 +90,7 @@ final class KubeletSession: Sendable {
     while !stopped {
       let due = [startup.next, liveness.next, readiness.next].compactMap { $0 }.min()
       guard let due else { return }
-      // One reading of the clock per turn: a second one, taken later, may be past `due` on a
-      // loaded machine, and the subtraction would trap (it did, under CI/suite-repeat --load).
-      while !stopped {
-        let now = MonotonicClock.nanoseconds()
-        guard now < due else { break }
-        usleep(UInt32(min(5_000, (due - now) / 1000 + 1)))
-      }
+      while !stopped, MonotonicClock.sleepStep(until: due, atMost: 5_000) {}
       if stopped { return }
       let now = MonotonicClock.nanoseconds()
       if let next = startup.next, next <= now {

@@ -39,7 +39,7 @@ enum RuntimeSupport {
       return "\(name): \(program) is not installed (CI/setup installs it: apt-get install \(program))"
     }
     guard access(CgroupReader.root, F_OK) == 0 else { return "\(name): no cgroup file system at /sys/fs/cgroup" }
-    let folder = "\(OCIBundle.parent)/probe-\(getpid())-\(runtime.rawValue)-\(settings.initProcess?.rawValue ?? "none")"
+    let folder = "\(OCIBundle.parent)/probe-\(getpid())-\(runtime.rawValue)"
     mkdir(OCIBundle.parent, 0o700)
     mkdir(folder, 0o700)
     defer {
