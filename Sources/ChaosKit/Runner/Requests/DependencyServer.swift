@@ -187,10 +187,11 @@ package final class DependencyServer: Sendable {
       let connection = accept(listener, nil, nil)
       guard connection >= 0 else { return }
       _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
+      // Counted before the reply: a client that has read `ok` then finds itself counted.
+      state.withLock { $0.accepted += 1 }
       let reply: [UInt8] = Array("ok\n".utf8)
       _ = reply.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
       Glibc.close(connection)
-      state.withLock { $0.accepted += 1 }
     }
   }
 
