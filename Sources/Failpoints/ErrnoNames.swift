@@ -17,7 +17,7 @@ enum ErrnoNames {
   ]
 
   static func value(of name: String) -> Int32? {
-    if let number = Int32(name), number > 0 { return number }
+    if let number: Int32 = IntegerText.value(name), number > 0 { return number }
     return table.first { $0.0 == name.uppercased() }?.1
   }
 

@@ -149,7 +149,7 @@ public enum FailpointSpecParser {
       !chars[cursor..<star].contains("(")
     {
       let text = String(chars[cursor..<star])
-      guard let value = Int(text), value >= 0 else {
+      guard let value: Int = IntegerText.value(text), value >= 0 else {
         throw fail(cursor, "malformed count '\(text)*' (expected a whole number followed by '*')")
       }
       remaining = value
@@ -183,7 +183,7 @@ public enum FailpointSpecParser {
         "unknown action '\(keyword)' (known: \(FailpointAction.keywords.joined(separator: ", ")))")
     }
     func integer(_ what: String) throws(FailpointSpecError) -> Int {
-      guard let argument, let value = Int(argument.trimmingWhitespace()), value >= 0 else {
+      guard let argument, let value: Int = IntegerText.value(argument.trimmingWhitespace()), value >= 0 else {
         throw fail(argumentStart, "'\(keyword)' needs a whole number of \(what), e.g. \(keyword)(100)")
       }
       return value
@@ -200,7 +200,7 @@ public enum FailpointSpecParser {
     case "hang": return try noArgument(.hang)
     case "exit":
       guard let argument else { return .exit(code: 1) }
-      guard let code = Int32(argument.trimmingWhitespace()), (0...255).contains(code) else {
+      guard let code: Int32 = IntegerText.value(argument.trimmingWhitespace()), (0...255).contains(code) else {
         throw fail(argumentStart, "'exit' needs a status from 0 to 255, e.g. exit(3)")
       }
       return .exit(code: code)
@@ -224,7 +224,7 @@ public enum FailpointSpecParser {
     case "kill": return try noArgument(.kill)
     case "oom":
       guard let argument else { return .oom(megabytes: FailpointAction.defaultOOMMegabytes) }
-      guard let megabytes = Int(argument.trimmingWhitespace()), megabytes > 0 else {
+      guard let megabytes: Int = IntegerText.value(argument.trimmingWhitespace()), megabytes > 0 else {
         throw fail(argumentStart, "'oom' takes the most MiB to allocate, e.g. oom(512)")
       }
       return .oom(megabytes: megabytes)

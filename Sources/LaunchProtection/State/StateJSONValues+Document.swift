@@ -1,3 +1,5 @@
+import Failpoints
+
 /// A document's values: strings, booleans and numbers read as JSONDecoder reads them.
 extension StateJSON.Document {
   // Values.
@@ -66,7 +68,7 @@ extension StateJSON.Document {
 
   @inline(never)
   private static func exactly<T: FixedWidthInteger>(_ text: String) -> T? {
-    T(text, radix: 10) ?? wholeNumber(text).flatMap { T($0, radix: 10) }
+    IntegerText.value(text) ?? wholeNumber(text).flatMap { IntegerText.value($0) }
   }
 
   /// A value's error before its path is known.
@@ -95,7 +97,9 @@ extension StateJSON.Document {
     var mantissa = Substring(text)
     var exponent = 0
     if let e = mantissa.firstIndex(where: { $0 == "e" || $0 == "E" }) {
-      guard let value = Int(mantissa[mantissa.index(after: e)...]), abs(value) < 64 else { return nil }
+      guard let value: Int = IntegerText.value(mantissa[mantissa.index(after: e)...]), abs(value) < 64 else {
+        return nil
+      }
       exponent = value
       mantissa = mantissa[..<e]
     }

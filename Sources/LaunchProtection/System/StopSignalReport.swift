@@ -1,3 +1,5 @@
+import Failpoints
+
 #if canImport(FoundationEssentials)
   import FoundationEssentials
 #else
@@ -153,7 +155,7 @@ enum SignalfdConsumer {
     let bit = UInt64(1) << UInt64(signal - 1)
     while let entry = readdir(directory) {
       let name = DirectoryEntry.string(entry)
-      guard let descriptor = Int32(name),
+      guard let descriptor: Int32 = IntegerText.value(name),
         let bytes = DurableFile.readSmallProcFile("/proc/self/fdinfo/" + name),
         let mask = signalMask(inFdinfo: bytes)
       else { continue }
@@ -167,7 +169,7 @@ enum SignalfdConsumer {
     let key = Array("sigmask:".utf8)
     for line in bytes.split(separator: UInt8(ascii: "\n")) where line.starts(with: key) {
       let digits = line.dropFirst(key.count).filter { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }
-      return UInt64(String(decoding: digits, as: UTF8.self), radix: 16)
+      return IntegerText.value(String(decoding: digits, as: UTF8.self), radix: 16)
     }
     return nil
   }

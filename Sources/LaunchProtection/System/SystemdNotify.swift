@@ -1,3 +1,5 @@
+import Failpoints
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Musl)
@@ -21,9 +23,12 @@ public enum SystemdNotify {
   /// The keep-alive interval systemd expects (`WATCHDOG_USEC`), when its watchdog is on for
   /// this process (`WATCHDOG_PID` unset or ours). Send `WATCHDOG=1` at least twice per interval.
   public static var watchdogInterval: Duration? {
-    guard let text = getenv("WATCHDOG_USEC").map({ String(cString: $0) }), let micros = Int64(text), micros > 0
+    guard let text = getenv("WATCHDOG_USEC").map({ String(cString: $0) }), let micros: Int64 = IntegerText.value(text),
+      micros > 0
     else { return nil }
-    if let pid = getenv("WATCHDOG_PID").map({ String(cString: $0) }), Int32(pid) != getpid() { return nil }
+    if let pid = getenv("WATCHDOG_PID").map({ String(cString: $0) }), IntegerText.value(pid) as Int32? != getpid() {
+      return nil
+    }
     return .microseconds(micros)
   }
 
