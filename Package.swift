@@ -1,4 +1,4 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 import Foundation
 import PackageDescription
 
@@ -15,6 +15,14 @@ let isRootPackage: Bool = {
   return real(workingDirectory) == real(Context.packageDirectory)
 }()
 let harness: TargetDependencyCondition? = .when(traits: ["Harness"])
+
+// What every protected program links (LaunchProtection, Failpoints and their C) is built for size
+// in release: -Osize, line tables only for its debug information, and C symbols not exported.
+// Tools version 6.2 lets a dependency carry these flags; Package@swift-6.1.swift is this manifest
+// without them, for Swift 6.1 (CI/check-manifests). Figures: Docs/BenchmarkHistory.md.
+let release = BuildSettingCondition.when(configuration: .release)
+let leanSwift: [SwiftSetting] = [.unsafeFlags(["-Osize", "-Xfrontend", "-gline-tables-only"], release)]
+let leanC: [CSetting] = [.unsafeFlags(["-fvisibility=hidden"]), .unsafeFlags(["-Os"], release)]
 
 let package = Package(
   name: "LaunchChaos",
@@ -62,13 +70,14 @@ let package = Package(
     .target(
       name: "CCrashCapture",
       dependencies: ["CLibunwind"],
+      cSettings: leanC,
       // Before glibc 2.34 (Ubuntu 20.04, Amazon Linux 2) dlopen and the pthread calls are in
       // libdl and libpthread, not libc (CI/glibc-check links against glibc 2.31).
       linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]
     ),
-    .target(name: "CFailpointFaults"),
-    .target(name: "Failpoints", dependencies: ["CFailpointFaults"]),
-    .target(name: "LaunchProtection", dependencies: ["CCrashCapture", "Failpoints"]),
+    .target(name: "CFailpointFaults", cSettings: leanC),
+    .target(name: "Failpoints", dependencies: ["CFailpointFaults"], swiftSettings: leanSwift),
+    .target(name: "LaunchProtection", dependencies: ["CCrashCapture", "Failpoints"], swiftSettings: leanSwift),
     .target(name: "LaunchTasks", dependencies: ["Failpoints"]),
     .target(
       name: "ChaosProbe", dependencies: ["LaunchProtection", "LaunchTasks", "Failpoints"],

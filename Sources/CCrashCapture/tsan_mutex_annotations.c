@@ -8,7 +8,8 @@
 // not one (a four-thread counter under one Mutex, exactly right at the end, is reported by
 // Swift 6.3.1 on Linux). These definitions, linked into the executable, take the place of the
 // library's two functions: each calls the library's own (found with dlsym(RTLD_NEXT)) and tells
-// TSan the acquire or release on the mutex's address.
+// TSan the acquire or release on the mutex's address. They stay exported (visibility default):
+// the package builds CCrashCapture with -fvisibility=hidden.
 #if defined(__has_feature)
 #if __has_feature(thread_sanitizer)
 #define _GNU_SOURCE
@@ -25,7 +26,7 @@ typedef void (*lcc_unlock_slow)(void *__attribute__((swift_context))) __attribut
 #define LCC_LOCK_SLOW "$s15Synchronization12_MutexHandleV9_lockSlowyys6UInt32VF"
 #define LCC_UNLOCK_SLOW "$s15Synchronization12_MutexHandleV11_unlockSlowyyF"
 
-__attribute__((swiftcall)) void $s15Synchronization12_MutexHandleV9_lockSlowyys6UInt32VF(
+__attribute__((swiftcall, visibility("default"))) void $s15Synchronization12_MutexHandleV9_lockSlowyys6UInt32VF(
     uint32_t thread_id, void *self __attribute__((swift_context))) {
   static lcc_lock_slow library;
   lcc_lock_slow lock = __atomic_load_n(&library, __ATOMIC_ACQUIRE);
@@ -37,7 +38,7 @@ __attribute__((swiftcall)) void $s15Synchronization12_MutexHandleV9_lockSlowyys6
   __tsan_acquire(self);
 }
 
-__attribute__((swiftcall)) void $s15Synchronization12_MutexHandleV11_unlockSlowyyF(
+__attribute__((swiftcall, visibility("default"))) void $s15Synchronization12_MutexHandleV11_unlockSlowyyF(
     void *self __attribute__((swift_context))) {
   static lcc_unlock_slow library;
   lcc_unlock_slow unlock = __atomic_load_n(&library, __ATOMIC_ACQUIRE);
