@@ -4,8 +4,9 @@ import PackageDescription
 // Tiny programs, each linking one LaunchChaos product and nothing else, and a hello that
 // imports FoundationEssentials. CI/foundation-check builds them and fails when one needs a
 // Foundation or ICU library (`objdump -p`); `chaos bench --only whole-process` compares the
-// protected program (`protected-launch`) with the hello in size and start-to-exit time, with two
-// context programs beside them (`hello-concurrency`, `protected-launch-without-stop-watcher`).
+// protected program (`protected-launch`) with the hello in size and start-to-exit time, with three
+// context programs beside them (`hello-concurrency`, `protected-launch-without-stop-watcher`,
+// `launch-floor`).
 let package = Package(
   name: "Footprint",
   dependencies: [
@@ -21,6 +22,10 @@ let package = Package(
     .executableTarget(
       name: "protected-launch-without-stop-watcher",
       dependencies: [.product(name: "LaunchProtection", package: "LaunchChaos")]),
+    // A context row too: the protected launch's system calls and watcher thread, made from C.
+    // glibc before 2.34 keeps pthread_create in libpthread (CI/glibc-check builds against 2.31).
+    .target(name: "CLaunchFloor", linkerSettings: [.linkedLibrary("pthread")]),
+    .executableTarget(name: "launch-floor", dependencies: ["CLaunchFloor"]),
     .executableTarget(name: "uses-launch-tasks", dependencies: [.product(name: "LaunchTasks", package: "LaunchChaos")]),
     .executableTarget(name: "uses-failpoints", dependencies: [.product(name: "Failpoints", package: "LaunchChaos")]),
     .executableTarget(name: "uses-chaos-probe", dependencies: [.product(name: "ChaosProbe", package: "LaunchChaos")]),

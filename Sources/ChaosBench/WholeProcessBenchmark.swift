@@ -8,9 +8,10 @@ import Foundation
 /// built (what `swift build -c release` ships: SwiftPM's release builds carry `-g` debug info
 /// and a symbol table), and, beside them, the static files after `strip --strip-debug` and
 /// `strip --strip-all`, which say how much of a growth is debug info and symbols rather than
-/// code and data. Two context programs run beside them: `hello-concurrency` (the hello with
-/// Swift's concurrency runtime and libdispatch linked, as by any async code) and
-/// `protected-launch-without-stop-watcher` (`ignoreTermination = false`). Start-to-exit is
+/// code and data. Three context programs run beside them: `hello-concurrency` (the hello with
+/// Swift's concurrency runtime and libdispatch linked, as by any async code),
+/// `protected-launch-without-stop-watcher` (`ignoreTermination = false`) and `launch-floor`
+/// (the launch's system calls and watcher thread, made from C). Start-to-exit is
 /// `posix_spawn` to `wait4` of copies of the binaries (`install`), in rounds that run every
 /// program once, in an order that rotates from round to round; beside it, each run's CPU time
 /// (user + system), which a machine loaded by other work disturbs less than the wall clock.
@@ -44,6 +45,8 @@ public struct WholeProcessBenchmark: Sendable {
     public var helloConcurrency: Program
     /// `protected-launch-without-stop-watcher`.
     public var protectedWithoutStopWatcher: Program
+    /// `launch-floor`: the protected launch's system calls and watcher thread, made from C.
+    public var launchFloor: Program? = nil
     /// Rounds timed per linkage (each runs every program once).
     public var pairs: Int
     /// Median over the rounds of protected / hello start-to-exit, dynamic binaries.
@@ -59,6 +62,9 @@ public struct WholeProcessBenchmark: Sendable {
     /// Median over the rounds of `protected-launch-without-stop-watcher` / hello start-to-exit,
     /// static binaries.
     public var withoutStopWatcherStaticRatio: Double
+    /// Median over the rounds of `launch-floor` / hello start-to-exit, static binaries: the part
+    /// of ``staticRatio`` that the launch's Swift code does not cause.
+    public var launchFloorStaticRatio: Double? = nil
     /// The 1-minute load average when the runs began (`/proc/loadavg`): the machine's other work.
     public var loadAverage: Double?
     /// Bytes of defined symbols (code and data, `nm -S`) per library module in the static
@@ -102,7 +108,10 @@ public struct WholeProcessBenchmark: Sendable {
   /// The programs timed, the hello first (the ratios' denominator).
   static let programs = [
     "hello-essentials", "protected-launch", "hello-concurrency", "protected-launch-without-stop-watcher",
+    "launch-floor",
   ]
+  /// The programs that take no state directory.
+  static let hellos: Set = ["hello-essentials", "hello-concurrency"]
 
   /// Builds the binaries (SwiftPM rebuilds only what changed), then measures.
   public func run(progress: (String) -> Void) throws -> Report {
@@ -130,7 +139,7 @@ public struct WholeProcessBenchmark: Sendable {
         var times: [String: Run] = [:]
         for name in order {
           let run = try Self.time(
-            directory + "/" + name, arguments: name.hasPrefix("protected-launch") ? [state(name, linkage)] : [])
+            directory + "/" + name, arguments: Self.hellos.contains(name) ? [] : [state(name, linkage)])
           times[name] = run
           if round > 0 { runs[name, default: []].append((linkage, run.nanoseconds)) }
         }
@@ -160,13 +169,15 @@ public struct WholeProcessBenchmark: Sendable {
     return Report(
       hello: try program("hello-essentials"), protected: try program("protected-launch"),
       helloConcurrency: try program("hello-concurrency"),
-      protectedWithoutStopWatcher: try program("protected-launch-without-stop-watcher"), pairs: pairs,
+      protectedWithoutStopWatcher: try program("protected-launch-without-stop-watcher"),
+      launchFloor: try program("launch-floor"), pairs: pairs,
       dynamicRatio: ratio(ratios, "dynamic", "protected-launch"),
       staticRatio: ratio(ratios, "static", "protected-launch"),
       dynamicCPURatio: ratio(cpuRatios, "dynamic", "protected-launch"),
       staticCPURatio: ratio(cpuRatios, "static", "protected-launch"),
       helloConcurrencyStaticRatio: ratio(ratios, "static", "hello-concurrency"),
       withoutStopWatcherStaticRatio: ratio(ratios, "static", "protected-launch-without-stop-watcher"),
+      launchFloorStaticRatio: ratio(ratios, "static", "launch-floor"),
       loadAverage: loadAverage, protectedSymbolBytes: try Self.symbolBytes(statics + "/protected-launch"),
       instructions: try instructions(statics))
   }
@@ -227,13 +238,15 @@ extension BenchTables {
         + "\(growth(concurrency.staticBytes, hello.staticBytes)) (strip --strip-all "
         + "\(growth(concurrency.staticStrippedBytes, hello.staticStrippedBytes))), "
         + "\(times(report.helloConcurrencyStaticRatio)); protected-launch-without-stop-watcher "
-        + "\(times(report.withoutStopWatcherStaticRatio))",
-      BenchTable.render([
-        ("protected-launch, dynamic", protected.dynamicRun), ("hello-essentials, dynamic", hello.dynamicRun),
-        ("protected-launch, static", protected.staticRun), ("hello-essentials, static", hello.staticRun),
-        ("hello-concurrency, static", concurrency.staticRun),
-        ("protected-launch-without-stop-watcher, static", withoutWatcher.staticRun),
-      ]),
+        + "\(times(report.withoutStopWatcherStaticRatio)); launch-floor (its system calls and watcher "
+        + "thread, from C) \(report.launchFloorStaticRatio.map(times) ?? "not measured")",
+      BenchTable.render(
+        [
+          ("protected-launch, dynamic", protected.dynamicRun), ("hello-essentials, dynamic", hello.dynamicRun),
+          ("protected-launch, static", protected.staticRun), ("hello-essentials, static", hello.staticRun),
+          ("hello-concurrency, static", concurrency.staticRun),
+          ("protected-launch-without-stop-watcher, static", withoutWatcher.staticRun),
+        ] + (report.launchFloor.map { [("launch-floor, static", $0.staticRun)] } ?? [])),
     ].joined(separator: "\n")
   }
 }
